@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "bgtop",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "bgtaskd", targets: ["bgtaskd"]),
+        .executable(name: "bgctl", targets: ["bgctl"]),
+        .library(name: "TaskState", targets: ["TaskState"]),
+        .library(name: "SchedulerCore", targets: ["SchedulerCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Linux calls that Glibc's Swift module does not export (signalfd, timerfd, pidfd).
+        .target(name: "CLinuxSupport"),
+        .target(
+            name: "TaskState",
+            dependencies: [
+                "CLinuxSupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .target(name: "SchedulerCore", dependencies: ["TaskState"]),
+        .target(
+            name: "SchedulerRuntime",
+            dependencies: [
+                "SchedulerCore", "TaskState", "CLinuxSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .executableTarget(
+            name: "bgtaskd",
+            dependencies: [
+                "SchedulerRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "bgctl",
+            dependencies: [
+                "SchedulerCore", "TaskState",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "TaskStateTests", dependencies: ["TaskState"]),
+        .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TaskState", "SchedulerCore"]
+        ),
+    ]
+)

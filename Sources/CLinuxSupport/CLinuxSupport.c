@@ -1,0 +1,82 @@
+#define _GNU_SOURCE
+#include "CLinuxSupport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+int bg_signalfd(const sigset_t *mask) {
+    return signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int bg_signalfd_read(int fd) {
+    struct signalfd_siginfo info;
+    ssize_t n = read(fd, &info, sizeof info);
+    if (n == (ssize_t)sizeof info) return (int)info.ssi_signo;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+    return -1;
+}
+
+int bg_timerfd_create(void) {
+    return timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
+int bg_timerfd_set_absolute(int fd, int64_t seconds, int64_t nanoseconds) {
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    if (seconds > 0 || nanoseconds > 0) {
+        spec.it_value.tv_sec = (time_t)seconds;
+        spec.it_value.tv_nsec = (long)nanoseconds;
+    }
+    // TFD_TIMER_CANCEL_ON_SET is not used: a clock change only makes the next wake early or late,
+    // and the scheduler re-plans from the real time whenever it wakes.
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
+void bg_timerfd_drain(int fd) {
+    uint64_t expirations;
+    while (read(fd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations) {}
+}
+
+int bg_syncfs(int fd) {
+    return syncfs(fd);
+}
+
+int bg_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+             int stdout_fd, int stderr_fd) {
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_t actions;
+    int rc = posix_spawnattr_init(&attr);
+    if (rc != 0) return rc;
+    rc = posix_spawn_file_actions_init(&actions);
+    if (rc != 0) { posix_spawnattr_destroy(&attr); return rc; }
+
+    // The child gets its own process group (so the whole app can be killed at once), an empty
+    // signal mask (the daemon blocks the signals it reads through signalfd) and default handlers.
+    sigset_t empty, all;
+    sigemptyset(&empty);
+    sigfillset(&all);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setsigmask(&attr, &empty);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
+    if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
+
+    rc = posix_spawn(pid, path, &actions, &attr, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return rc;
+}

@@ -1,0 +1,34 @@
+#ifndef BGTOP_CLINUXSUPPORT_H
+#define BGTOP_CLINUXSUPPORT_H
+
+// Thin wrappers over Linux calls that Swift's Glibc module does not export,
+// or exports only as variadic functions Swift cannot call.
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// signalfd(2) for the given signals, non-blocking and close-on-exec.
+int bg_signalfd(const sigset_t *mask);
+/// Reads one signalfd_siginfo; returns the signal number, 0 when nothing is queued, -1 on error.
+int bg_signalfd_read(int fd);
+
+/// A CLOCK_REALTIME timerfd (so wall-clock jumps are honoured), non-blocking and close-on-exec.
+int bg_timerfd_create(void);
+/// Arms the timer for an absolute wall-clock time; seconds <= 0 disarms it.
+int bg_timerfd_set_absolute(int fd, int64_t seconds, int64_t nanoseconds);
+/// Drains the expiration count so the fd stops being readable.
+void bg_timerfd_drain(int fd);
+
+/// syncfs(2): flushes the whole file system holding fd.
+int bg_syncfs(int fd);
+
+/// pidfd_open(2): a descriptor that becomes readable when the process exits.
+int bg_pidfd_open(pid_t pid);
+
+/// posix_spawn in a new process group, with an empty signal mask, default signal handlers and
+/// stdin from /dev/null. Returns 0 or an errno value.
+int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+             int stdout_fd, int stderr_fd);
+
+#endif

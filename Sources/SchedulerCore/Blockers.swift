@@ -1,0 +1,30 @@
+import Foundation
+import TaskState
+
+extension SchedulerState {
+    /// Every reason `request` is not running at `now`, in a fixed order; empty means it may launch.
+    public func blockers(for request: PendingRequest, at now: Date) -> [Blocker] {
+        var result: [Blocker] = []
+        if let earliest = request.earliestBeginDate, earliest > now { result.append(.earliestBeginDate) }
+        let effective = conditions.effective
+        if request.requiresExternalPower && !effective.externalPower { result.append(.externalPower) }
+        if request.requiresNetworkConnectivity && !effective.network { result.append(.network) }
+        if request.kind == .processing && !effective.idle { result.append(.idle) }
+        let record = app(request.app)
+        if record.isThrottled(at: now) { result.append(.throttled) }
+        if !record.enabled { result.append(.appDisabled) }
+        if effective.lowPower { result.append(.lowPower) }
+        if tasks[request.key] != nil { result.append(.alreadyRunning) }
+        if catalog.manifests[request.app] == nil { result.append(.noManifest) }
+        return result
+    }
+
+    /// When a blocked request could next become runnable by time alone, if only timed blockers hold it.
+    func timedReadiness(of request: PendingRequest, blockers: [Blocker]) -> Date? {
+        guard !blockers.isEmpty, blockers.allSatisfy(\.isTimed) else { return nil }
+        var date = Date.distantPast
+        if blockers.contains(.earliestBeginDate), let earliest = request.earliestBeginDate { date = max(date, earliest) }
+        if blockers.contains(.throttled), let until = app(request.app).throttledUntil { date = max(date, until) }
+        return date
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import TaskState
+
+/// What applying one command produced: the outcome to record and, for `simulateLaunch`, a launch
+/// for the runtime to carry out.
+public struct CommandResult: Sendable, Equatable {
+    public var outcome: CommandOutcome
+    public var launch: LaunchPlan?
+}
+
+extension SchedulerState {
+    /// Applies one command at `now`. A refused command changes nothing but the event log.
+    public mutating func apply(_ command: Command, now: Date) -> CommandResult {
+        var plan: LaunchPlan?
+        let result: Result<(String, Identifier?), SchedulerError>
+        switch command.action {
+        case .submit(let request):
+            result = submit(request, command: command.id, now: now).map { ($0, request.identifier) }
+        case .cancel(let app, let identifier):
+            result = .success((cancel(app: app, identifiers: [identifier], command: command.id, now: now), identifier))
+        case .cancelAll(let app):
+            let identifiers = requests(of: app).map(\.identifier)
+            result = .success((cancel(app: app, identifiers: identifiers, command: command.id, now: now), nil))
+        case .simulateLaunch(let identifier, let app):
+            result = simulatedLaunch(identifier: identifier, app: app, now: now).map {
+                plan = $0
+                return ("launching \($0.app) for \(identifier)", identifier)
+            }
+        case .simulateExpiration(let identifier, let app):
+            result = simulateExpiration(identifier: identifier, app: app, now: now).map { ($0, identifier) }
+        case .complete(let app, let identifier, let success):
+            result = complete(app: app, identifier: identifier, success: success, command: command.id, now: now)
+                .map { ($0, identifier) }
+        case .beginFinishing(let app, let name, let pid):
+            result = beginFinishing(app: app, name: name, pid: pid, command: command.id, now: now)
+                .map { ("finishing task \($0) started with \(Int(settings.finishingBudgetSeconds)) s", $0) }
+        case .setAppEnabled(let app, let enabled):
+            result = setEnabled(app: app, enabled: enabled, command: command.id, now: now).map { ($0, nil) }
+        case .setConditions(let overrides):
+            result = .success((overrideConditions(conditions.overrides.merging(overrides), command: command.id, now: now), nil))
+        case .clearConditions:
+            result = .success((overrideConditions(ConditionOverrides(), command: command.id, now: now), nil))
+        }
+        switch result {
+        case .success(let (message, identifier)):
+            return CommandResult(
+                outcome: CommandOutcome(command: command.id, type: command.action.name, appliedAt: now,
+                                        message: message, identifier: identifier),
+                launch: plan)
+        case .failure(let error):
+            record(Event(time: now, type: .refused, app: command.action.app, identifier: command.action.identifier,
+                         command: command.id, reason: error.name, message: error.description))
+            return CommandResult(
+                outcome: CommandOutcome(command: command.id, type: command.action.name, appliedAt: now,
+                                        error: error.refusal, identifier: command.action.identifier),
+                launch: nil)
+        }
+    }
+
+    // MARK: - Submit and cancel
+
+    mutating func submit(_ submitted: SubmitRequest, command: String?, now: Date) -> Result<String, SchedulerError> {
+        let appID = submitted.app
+        guard let manifest = catalog.manifests[appID] else {
+            return .failure(.unknownApp("app \(appID) has no usable manifest"))
+        }
+        guard submitted.kind != .finishing else {
+            return .failure(.invalidCommand("finishing tasks are begun, not submitted"))
+        }
+        guard manifest.permittedIdentifiers.contains(submitted.identifier) else {
+            return .failure(.notPermitted("\(submitted.identifier) is not in \(appID)'s permittedIdentifiers"))
+        }
+        if let mode = submitted.kind.requiredBackgroundMode, !manifest.backgroundModes.contains(mode) {
+            return .failure(.notPermitted("\(appID)'s manifest does not declare the '\(mode.rawValue)' background mode needed for \(submitted.kind.rawValue)"))
+        }
+        guard app(appID).enabled else {
+            return .failure(.unavailable("background work is switched off for \(appID)"))
+        }
+        if submitted.kind == .appRefresh && conditions.effective.lowPower {
+            return .failure(.unavailable("app refresh is unavailable in low power mode"))
+        }
+        let key = TaskKey(app: appID, identifier: submitted.identifier)
+        let sameKind = requests(of: appID).filter { $0.kind == submitted.kind && $0.identifier != submitted.identifier }
+        let limit = submitted.kind == .appRefresh ? settings.maximumPendingAppRefresh : settings.maximumPendingProcessing
+        if sameKind.count >= limit {
+            return .failure(.tooManyPendingTaskRequests(
+                "\(appID) already has \(sameKind.count) pending \(submitted.kind.rawValue) request\(sameKind.count == 1 ? "" : "s") (limit \(limit))"))
+        }
+        let replacing = requests[key] != nil
+        let isProcessing = submitted.kind == .processing
+        let request = PendingRequest(
+            app: appID, identifier: submitted.identifier, kind: submitted.kind,
+            earliestBeginDate: submitted.earliestBeginDate,
+            requiresNetworkConnectivity: isProcessing && submitted.requiresNetworkConnectivity,
+            requiresExternalPower: isProcessing && submitted.requiresExternalPower,
+            submittedAt: now, commandID: command)
+        setRequest(request)
+        if apps[appID] == nil { setApp(app(appID)) }
+        let when = submitted.earliestBeginDate.map { " not before \(JSONFormat.string(from: $0))" } ?? ""
+        let message = "\(replacing ? "replaced" : "submitted") \(submitted.kind.rawValue) request \(submitted.identifier)\(when)"
+        record(Event(time: now, type: replacing ? .replaced : .submitted, app: appID, identifier: submitted.identifier,
+                     kind: submitted.kind, command: command, message: "\(appID): \(message)"))
+        return .success(message)
+    }
+
+    mutating func cancel(app appID: Identifier, identifiers: [Identifier], command: String?, now: Date) -> String {
+        var cancelled: [Identifier] = []
+        for identifier in identifiers.sorted() {
+            let key = TaskKey(app: appID, identifier: identifier)
+            guard let request = requests[key] else { continue }
+            removeRequest(key)
+            cancelled.append(identifier)
+            record(Event(time: now, type: .cancelled, app: appID, identifier: identifier, kind: request.kind,
+                         command: command, message: "\(appID): cancelled request \(identifier)"))
+        }
+        if cancelled.isEmpty { return "no pending request to cancel" }
+        return "cancelled \(cancelled.map(\.rawValue).joined(separator: ", "))"
+    }
+
+    // MARK: - Completion and finishing tasks
+
+    mutating func complete(app appID: Identifier, identifier: Identifier, success: Bool, command: String?,
+                           now: Date) -> Result<String, SchedulerError> {
+        let key = TaskKey(app: appID, identifier: identifier)
+        guard let task = tasks[key] else {
+            return .failure(.noSuchTask("no running task with identifier \(identifier) for \(appID)"))
+        }
+        removeTask(key)
+        let inTime = task.state == .running
+        if inTime, task.kind != .finishing {
+            var record = app(appID)
+            if record.throttleLevel != 0 || record.throttledUntil != nil {
+                record.throttleLevel = 0
+                record.throttledUntil = nil
+                setApp(record)
+            }
+        }
+        let how = success ? "successfully" : "with failure"
+        let late = inTime ? "" : " after its expiration"
+        let elapsed = String(format: "%.1f", now.timeIntervalSince(task.startedAt))
+        record(Event(time: now, type: .completed, app: appID, identifier: identifier, kind: task.kind, pid: task.pid,
+                     command: command, reason: success ? "success" : "failure",
+                     message: "\(appID): \(identifier) completed \(how)\(late) after \(elapsed) s"))
+        return .success("completed \(identifier) \(how)\(late)")
+    }
+
+    mutating func beginFinishing(app appID: Identifier, name: String?, pid: Int32, command: String?,
+                                 now: Date) -> Result<Identifier, SchedulerError> {
+        guard let manifest = catalog.manifests[appID] else {
+            return .failure(.unknownApp("app \(appID) has no usable manifest"))
+        }
+        guard pid > 0 else { return .failure(.invalidCommand("begin-finishing needs the pid of the app's process")) }
+        var number = 1
+        var identifier = try! Identifier(validating: "finishing-1")
+        while tasks[TaskKey(app: appID, identifier: identifier)] != nil {
+            number += 1
+            identifier = try! Identifier(validating: "finishing-\(number)")
+        }
+        let task = LaunchedTask(
+            app: appID, identifier: identifier, kind: .finishing, launchReason: "finishing", simulated: false,
+            pid: pid, processGroup: nil, processStartTicks: nil, launchID: command ?? identifier.rawValue,
+            startedAt: now, deadline: now.addingTimeInterval(settings.finishingBudgetSeconds),
+            expirationSignal: manifest.expirationSignal, name: name)
+        setTask(task)
+        record(Event(time: now, type: .launched, app: appID, identifier: identifier, kind: .finishing, pid: pid,
+                     command: command, reason: "finishing",
+                     message: "\(appID): pid \(pid) began finishing task \(identifier)\(name.map { " (\($0))" } ?? "")"))
+        return .success(identifier)
+    }
+
+    // MARK: - Apps and conditions
+
+    mutating func setEnabled(app appID: Identifier, enabled: Bool, command: String?, now: Date) -> Result<String, SchedulerError> {
+        guard catalog.manifests[appID] != nil || apps[appID] != nil else {
+            return .failure(.unknownApp("app \(appID) has no manifest"))
+        }
+        var record = app(appID)
+        let changed = record.enabled != enabled
+        record.enabled = enabled
+        setApp(record)
+        if !changed { return .success("\(appID) was already \(enabled ? "enabled" : "disabled")") }
+        self.record(Event(time: now, type: enabled ? .appEnabled : .appDisabled, app: appID, command: command,
+                          message: "\(appID): background work switched \(enabled ? "on" : "off")"))
+        return .success("\(appID) \(enabled ? "enabled" : "disabled")")
+    }
+
+    mutating func overrideConditions(_ overrides: ConditionOverrides, command: String?, now: Date) -> String {
+        var updated = conditions
+        updated.overrides = overrides
+        updated.effective = overrides.applied(to: updated.probed)
+        let summary = ConditionsDescription.describe(updated)
+        if updated != conditions {
+            setConditions(updated)
+            record(Event(time: now, type: .conditionsChanged, command: command, reason: "override",
+                         message: "conditions: \(summary)"))
+        }
+        return "conditions: \(summary)"
+    }
+
+    /// Takes a fresh probe of the machine; records an event when the effective conditions change.
+    public mutating func updateProbedConditions(_ probed: Conditions, batteryPercent: Int?, loadAverage: Double?, now: Date) {
+        var updated = ConditionsRecord(probed: probed, overrides: conditions.overrides, batteryPercent: batteryPercent,
+                                       loadAverage: loadAverage, probedAt: now)
+        let changed = updated.effective != conditions.effective
+        if !changed && updated.probed == conditions.probed && updated.batteryPercent == conditions.batteryPercent {
+            // Only the load figure moved: not worth a write.
+            updated = conditions
+        }
+        setConditions(updated)
+        if changed {
+            record(Event(time: now, type: .conditionsChanged, reason: "probe",
+                         message: "conditions: \(ConditionsDescription.describe(updated))"))
+        }
+    }
+
+    /// Takes a freshly read manifest catalog; reports new problems and newly loaded apps.
+    public mutating func updateCatalog(_ new: ManifestCatalog, now: Date) {
+        let oldProblems = Set(catalog.problems)
+        for problem in new.problems where !oldProblems.contains(problem) {
+            record(Event(time: now, type: .manifestError, reason: problem.file,
+                         message: "manifest \(problem.file): \(problem.reason)"))
+        }
+        for (id, manifest) in new.manifests.sorted(by: { $0.key < $1.key }) where catalog.manifests[id] != manifest {
+            record(Event(time: now, type: .manifestLoaded, app: id,
+                         message: "\(id): manifest loaded (\(manifest.permittedIdentifiers.count) permitted identifiers)"))
+            if apps[id] == nil { setApp(AppRecord(id: id)) }
+        }
+        catalog = new
+    }
+}
+
+extension CommandAction {
+    var app: Identifier? {
+        switch self {
+        case .submit(let request): return request.app
+        case .cancel(let app, _), .cancelAll(let app), .complete(let app, _, _), .beginFinishing(let app, _, _),
+             .setAppEnabled(let app, _):
+            return app
+        case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app
+        case .setConditions, .clearConditions: return nil
+        }
+    }
+
+    var identifier: Identifier? {
+        switch self {
+        case .submit(let request): return request.identifier
+        case .cancel(_, let identifier), .complete(_, let identifier, _), .simulateLaunch(let identifier, _),
+             .simulateExpiration(let identifier, _):
+            return identifier
+        default: return nil
+        }
+    }
+}
+
+/// One-line text for a conditions record, with simulated values marked.
+public enum ConditionsDescription {
+    public static func describe(_ record: ConditionsRecord) -> String {
+        let effective = record.effective
+        func mark(_ name: Conditions.Name) -> String { record.isSimulated(name) ? " (simulated)" : "" }
+        return [
+            "power=\(effective.externalPower ? "ac" : "battery")\(mark(.power))",
+            "network=\(effective.network ? "up" : "down")\(mark(.network))",
+            "idle=\(effective.idle ? "yes" : "no")\(mark(.idle))",
+            "lowpower=\(effective.lowPower ? "on" : "off")\(mark(.lowpower))",
+        ].joined(separator: " ")
+    }
+}

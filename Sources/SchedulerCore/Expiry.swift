@@ -1,0 +1,110 @@
+import Foundation
+import TaskState
+
+/// Something the runtime must do to a process because of a policy decision.
+public enum ProcessAction: Sendable, Equatable {
+    /// Tell the app its task expired (the manifest's expiration signal, to the process).
+    case notifyExpiration(pid: Int32, signal: String, tasks: [TaskKey])
+    /// The grace period is over: kill the launch's process group (or the process, for finishing tasks).
+    case kill(pid: Int32, processGroup: Int32?, tasks: [TaskKey])
+}
+
+extension SchedulerState {
+    /// `_simulateExpirationForTaskWithIdentifier:`: the task's deadline becomes now, and the next
+    /// ``expire(at:)`` takes it through the real expiry path.
+    mutating func simulateExpiration(identifier: Identifier, app: Identifier?, now: Date) -> Result<String, SchedulerError> {
+        let candidates = tasks.values.filter { $0.identifier == identifier && (app == nil || $0.app == app) }
+        guard !candidates.isEmpty else {
+            return .failure(.noSuchTask("no running task with identifier \(identifier)"))
+        }
+        guard candidates.count == 1, var task = candidates.first else {
+            let apps = candidates.map(\.app.rawValue).sorted().joined(separator: ", ")
+            return .failure(.ambiguous("identifier \(identifier) is running for several apps (\(apps)); pass --app"))
+        }
+        guard task.state == .running else {
+            return .failure(.alreadyExpiring("task with identifier \(identifier) is already expiring"))
+        }
+        task.deadline = now
+        setTask(task)
+        return .success("\(identifier) expired; pid \(task.pid) sent \(task.expirationSignal)")
+    }
+
+    /// Moves tasks past their deadline to `expiring` and kills those past their grace period.
+    public mutating func expire(at now: Date) -> [ProcessAction] {
+        var actions: [ProcessAction] = []
+        var notified: [Int32: (String, [TaskKey])] = [:]
+        for task in tasks.values.sorted(by: { $0.key < $1.key }) where task.state == .running && task.deadline <= now {
+            var expiring = task
+            expiring.state = .expiring
+            expiring.expiringSince = now
+            expiring.killDeadline = now.addingTimeInterval(settings.expirationGraceSeconds)
+            setTask(expiring)
+            notified[task.pid, default: (task.expirationSignal, [])].1.append(task.key)
+            record(Event(time: now, type: .expired, app: task.app, identifier: task.identifier, kind: task.kind, pid: task.pid,
+                         reason: task.expirationSignal,
+                         message: "\(task.app): \(task.identifier) expired; pid \(task.pid) sent \(task.expirationSignal), killed in \(Self.seconds(settings.expirationGraceSeconds)) unless it completes"))
+        }
+        for (pid, entry) in notified.sorted(by: { $0.key < $1.key }) {
+            actions.append(.notifyExpiration(pid: pid, signal: entry.0, tasks: entry.1))
+        }
+        var killedPIDs: Set<Int32> = []
+        for task in tasks.values.sorted(by: { $0.key < $1.key })
+        where task.state == .expiring && (task.killDeadline ?? now) <= now && !killedPIDs.contains(task.pid) {
+            killedPIDs.insert(task.pid)
+            let sharing = tasks.values.filter { $0.pid == task.pid }.sorted { $0.key < $1.key }
+            for victim in sharing {
+                removeTask(victim.key)
+                record(Event(time: now, type: .killed, app: victim.app, identifier: victim.identifier, kind: victim.kind,
+                             pid: victim.pid, reason: "overran",
+                             message: "\(victim.app): killed pid \(victim.pid): \(victim.identifier) did not complete within its grace period"))
+            }
+            actions.append(.kill(pid: task.pid, processGroup: task.processGroup, tasks: sharing.map(\.key)))
+            throttle(task.app, now: now)
+        }
+        return actions
+    }
+
+    mutating func throttle(_ appID: Identifier, now: Date) {
+        var record = app(appID)
+        record.killCount += 1
+        record.throttleLevel += 1
+        let delay = settings.throttleDelay(level: record.throttleLevel)
+        record.throttledUntil = now.addingTimeInterval(delay)
+        setApp(record)
+        self.record(Event(time: now, type: .throttled, app: appID, reason: "level \(record.throttleLevel)",
+                          message: "\(appID): throttled for \(Self.seconds(delay)) after overrunning (\(record.throttleLevel) in a row)"))
+    }
+
+    /// A process the scheduler watches has exited; its unfinished tasks end with it.
+    public mutating func processExited(pid: Int32, status: String, now: Date) {
+        for task in tasks.values.sorted(by: { $0.key < $1.key }) where task.pid == pid {
+            removeTask(task.key)
+            record(Event(time: now, type: .exited, app: task.app, identifier: task.identifier, kind: task.kind, pid: pid,
+                         reason: status,
+                         message: "\(task.app): pid \(pid) \(status) without completing \(task.identifier)"))
+        }
+    }
+
+    /// After a scheduler restart: tasks whose process still runs are adopted with their deadlines;
+    /// the others are recorded as interrupted.
+    public mutating func adoptTasks(now: Date, isAlive: (LaunchedTask) -> Bool) {
+        for task in tasks.values.sorted(by: { $0.key < $1.key }) {
+            if isAlive(task) {
+                record(Event(time: now, type: .adopted, app: task.app, identifier: task.identifier, kind: task.kind,
+                             pid: task.pid, message: "\(task.app): adopted running pid \(task.pid) for \(task.identifier)"))
+            } else {
+                removeTask(task.key)
+                record(Event(time: now, type: .interrupted, app: task.app, identifier: task.identifier, kind: task.kind,
+                             pid: task.pid,
+                             message: "\(task.app): \(task.identifier) was interrupted: pid \(task.pid) is gone after a scheduler restart"))
+            }
+        }
+    }
+
+    /// The pids the runtime must watch.
+    public var watchedPIDs: Set<Int32> { Set(tasks.values.map(\.pid)) }
+
+    static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}

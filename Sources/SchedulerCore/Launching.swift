@@ -1,0 +1,104 @@
+import Foundation
+import TaskState
+
+/// One process launch decided by the policy: an app and the requests it is handed.
+public struct LaunchPlan: Sendable, Equatable {
+    public var launchID: String
+    public var app: Identifier
+    public var manifest: AppManifest
+    /// The requests handed over, oldest first. They are consumed when the launch is recorded.
+    public var requests: [PendingRequest]
+    /// `BGTASK_LAUNCH_REASON`: `appRefresh`, `processing` or `simulated`.
+    public var reason: String
+    public var simulated: Bool
+}
+
+extension SchedulerState {
+    /// The launches due at `now`. Runnable requests of one app go out together; a launch waits up
+    /// to the coalescing window for another request of the same app that is about to come due.
+    public func dueLaunches(at now: Date) -> [LaunchPlan] {
+        var byApp: [Identifier: [(PendingRequest, [Blocker])]] = [:]
+        for request in requests.values {
+            byApp[request.app, default: []].append((request, blockers(for: request, at: now)))
+        }
+        var plans: [LaunchPlan] = []
+        for (appID, entries) in byApp.sorted(by: { $0.key < $1.key }) {
+            guard let manifest = catalog.manifests[appID] else { continue }
+            let runnable = entries.filter { $0.1.isEmpty }.map(\.0).sorted(by: Self.launchOrder)
+            guard let first = runnable.first else { continue }
+            if coalescingHold(app: appID, entries: entries, firstReady: first.readyDate, now: now) != nil { continue }
+            plans.append(LaunchPlan(
+                launchID: "\(appID)-\(Int(now.timeIntervalSince1970 * 1000))", app: appID, manifest: manifest,
+                requests: runnable, reason: first.kind.rawValue, simulated: false))
+        }
+        return plans
+    }
+
+    /// If the app's launch should wait for a request that comes due within the coalescing window,
+    /// the time to look again.
+    func coalescingHold(app: Identifier, entries: [(PendingRequest, [Blocker])], firstReady: Date, now: Date) -> Date? {
+        let windowEnd = firstReady.addingTimeInterval(settings.coalescingWindowSeconds)
+        guard now < windowEnd else { return nil }
+        let soon = entries.compactMap { entry -> Date? in
+            guard entry.1 == [.earliestBeginDate], let date = entry.0.earliestBeginDate, date <= windowEnd else { return nil }
+            return date
+        }
+        return soon.min()
+    }
+
+    static func launchOrder(_ lhs: PendingRequest, _ rhs: PendingRequest) -> Bool {
+        (lhs.readyDate, lhs.kind, lhs.identifier) < (rhs.readyDate, rhs.kind, rhs.identifier)
+    }
+
+    /// `_simulateLaunchForTaskWithIdentifier:`: a pending request, launched now whatever its date
+    /// and constraints.
+    mutating func simulatedLaunch(identifier: Identifier, app: Identifier?, now: Date) -> Result<LaunchPlan, SchedulerError> {
+        let candidates = requests.values.filter { $0.identifier == identifier && (app == nil || $0.app == app) }
+        guard !candidates.isEmpty else {
+            return .failure(.noSuchRequest("no task request with identifier \(identifier) has been scheduled"))
+        }
+        guard candidates.count == 1, let request = candidates.first else {
+            let apps = candidates.map(\.app.rawValue).sorted().joined(separator: ", ")
+            return .failure(.ambiguous("identifier \(identifier) is pending for several apps (\(apps)); pass --app"))
+        }
+        guard tasks[request.key] == nil else {
+            return .failure(.alreadyRunning("task with identifier \(identifier) is already running"))
+        }
+        guard let manifest = catalog.manifests[request.app] else {
+            return .failure(.unknownApp("app \(request.app) has no usable manifest"))
+        }
+        return .success(LaunchPlan(
+            launchID: "\(request.app)-\(Int(now.timeIntervalSince1970 * 1000))-simulated", app: request.app,
+            manifest: manifest, requests: [request], reason: "simulated", simulated: true))
+    }
+
+    /// The process for `plan` is running: the requests become tasks with their budgets.
+    public mutating func recordLaunch(_ plan: LaunchPlan, pid: Int32, processGroup: Int32?, processStartTicks: UInt64?, now: Date) {
+        for request in plan.requests {
+            removeRequest(request.key)
+            let task = LaunchedTask(
+                app: plan.app, identifier: request.identifier, kind: request.kind, launchReason: plan.reason,
+                simulated: plan.simulated, pid: pid, processGroup: processGroup, processStartTicks: processStartTicks,
+                launchID: plan.launchID, startedAt: now, deadline: now.addingTimeInterval(settings.budget(for: request.kind)),
+                expirationSignal: plan.manifest.expirationSignal)
+            setTask(task)
+            let late = request.earliestBeginDate.map { String(format: ", %.1f s after its earliest begin date", now.timeIntervalSince($0)) } ?? ""
+            record(Event(time: now, type: .launched, app: plan.app, identifier: request.identifier, kind: request.kind,
+                         pid: pid, command: plan.simulated ? request.commandID : nil, reason: plan.reason,
+                         message: "\(plan.app): launched pid \(pid) for \(request.identifier) (\(plan.reason), budget \(Int(settings.budget(for: request.kind))) s\(late))"))
+        }
+        var record = app(plan.app)
+        record.launchCount += 1
+        record.lastLaunchAt = now
+        setApp(record)
+    }
+
+    /// The process for `plan` could not be started: the requests are consumed and the failure logged.
+    public mutating func recordLaunchFailure(_ plan: LaunchPlan, reason: String, now: Date) {
+        for request in plan.requests {
+            removeRequest(request.key)
+            record(Event(time: now, type: .launchFailed, app: plan.app, identifier: request.identifier, kind: request.kind,
+                         reason: plan.reason, message: "\(plan.app): could not launch \(plan.manifest.executable): \(reason)"))
+        }
+    }
+}

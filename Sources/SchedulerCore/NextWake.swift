@@ -1,0 +1,44 @@
+import Foundation
+import TaskState
+
+extension SchedulerState {
+    /// The next time anything changes by time alone, or `nil` when nothing waits for a time:
+    /// the scheduler then sleeps until a file, a signal or a child wakes it.
+    public func nextWake(after now: Date) -> Date? {
+        var candidates: [Date] = []
+        for task in tasks.values {
+            switch task.state {
+            case .running: candidates.append(task.deadline)
+            case .expiring: candidates.append(task.killDeadline ?? now)
+            }
+        }
+        var byApp: [Identifier: [(PendingRequest, [Blocker])]] = [:]
+        for request in requests.values {
+            let blockers = blockers(for: request, at: now)
+            byApp[request.app, default: []].append((request, blockers))
+            if let ready = timedReadiness(of: request, blockers: blockers) { candidates.append(ready) }
+        }
+        for (appID, entries) in byApp {
+            let runnable = entries.filter { $0.1.isEmpty }.map(\.0)
+            guard let firstReady = runnable.map(\.readyDate).min() else { continue }
+            if let hold = coalescingHold(app: appID, entries: entries, firstReady: firstReady, now: now) {
+                candidates.append(hold)
+            }
+        }
+        return candidates.min()
+    }
+
+    /// Whether some request waits only on probed (not simulated) machine conditions, so the
+    /// runtime should look at the machine again after a while.
+    public func isWaitingOnConditions(at now: Date) -> Bool {
+        requests.values.contains { request in
+            let blockers = blockers(for: request, at: now)
+            guard !blockers.isEmpty else { return false }
+            return blockers.allSatisfy { blocker in
+                if blocker.isTimed { return true }
+                guard let name = blocker.condition else { return false }
+                return !conditions.isSimulated(name)
+            } && blockers.contains { $0.condition != nil }
+        }
+    }
+}

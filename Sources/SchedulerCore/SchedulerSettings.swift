@@ -1,0 +1,143 @@
+import Foundation
+import TaskState
+
+/// The scheduler's tunables: `<config>/settings.json`. Every key is optional; missing keys take
+/// the defaults below. See `docs/configuration.md`.
+public struct SchedulerSettings: Codable, Hashable, Sendable {
+    /// Runtime budget of an app refresh task (Apple: about 30 s).
+    public var appRefreshBudgetSeconds: Double = 30
+    /// Runtime budget of a processing task.
+    public var processingBudgetSeconds: Double = 600
+    /// Runtime budget of a finishing task (`beginBackgroundTask`).
+    public var finishingBudgetSeconds: Double = 30
+    /// Time between the expiration signal and the kill of an app that has not completed.
+    public var expirationGraceSeconds: Double = 5
+    /// Due requests of one app this close together go out in one launch.
+    public var coalescingWindowSeconds: Double = 60
+    /// First throttle delay after an overrun; it doubles with each overrun in a row.
+    public var throttleInitialSeconds: Double = 60
+    /// The longest throttle delay.
+    public var throttleMaximumSeconds: Double = 3600
+    /// At most this many app refresh requests pending per app.
+    public var maximumPendingAppRefresh: Int = 1
+    /// At most this many processing requests pending per app.
+    public var maximumPendingProcessing: Int = 10
+    /// The machine is idle while the one-minute load average is under this.
+    public var idleLoadAverage: Double = 1.0
+    /// On battery at or under this charge (percent), the machine is in low power.
+    public var lowPowerBatteryPercent: Int = 20
+    /// How often conditions are probed again, only while a request waits for one.
+    public var conditionsRecheckSeconds: Double = 30
+    /// `events.jsonl` is rotated when it reaches this size.
+    public var eventLogMaximumBytes: Int = 4 << 20
+    /// Rotated event logs kept (`events.1.jsonl` ... `events.N.jsonl`).
+    public var eventLogKeptFiles: Int = 4
+    /// How long command outcomes are kept for the programs that wait on them.
+    public var outcomeRetentionSeconds: Double = 600
+
+    public init() {}
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case appRefreshBudgetSeconds, processingBudgetSeconds, finishingBudgetSeconds, expirationGraceSeconds
+        case coalescingWindowSeconds, throttleInitialSeconds, throttleMaximumSeconds
+        case maximumPendingAppRefresh, maximumPendingProcessing, idleLoadAverage, lowPowerBatteryPercent
+        case conditionsRecheckSeconds, eventLogMaximumBytes, eventLogKeptFiles, outcomeRetentionSeconds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func read<T: Decodable>(_ key: CodingKeys, _ value: inout T) throws {
+            if let decoded = try container.decodeIfPresent(T.self, forKey: key) { value = decoded }
+        }
+        try read(.appRefreshBudgetSeconds, &appRefreshBudgetSeconds)
+        try read(.processingBudgetSeconds, &processingBudgetSeconds)
+        try read(.finishingBudgetSeconds, &finishingBudgetSeconds)
+        try read(.expirationGraceSeconds, &expirationGraceSeconds)
+        try read(.coalescingWindowSeconds, &coalescingWindowSeconds)
+        try read(.throttleInitialSeconds, &throttleInitialSeconds)
+        try read(.throttleMaximumSeconds, &throttleMaximumSeconds)
+        try read(.maximumPendingAppRefresh, &maximumPendingAppRefresh)
+        try read(.maximumPendingProcessing, &maximumPendingProcessing)
+        try read(.idleLoadAverage, &idleLoadAverage)
+        try read(.lowPowerBatteryPercent, &lowPowerBatteryPercent)
+        try read(.conditionsRecheckSeconds, &conditionsRecheckSeconds)
+        try read(.eventLogMaximumBytes, &eventLogMaximumBytes)
+        try read(.eventLogKeptFiles, &eventLogKeptFiles)
+        try read(.outcomeRetentionSeconds, &outcomeRetentionSeconds)
+    }
+
+    /// The runtime budget for a kind of task.
+    public func budget(for kind: TaskKind) -> TimeInterval {
+        switch kind {
+        case .appRefresh: return appRefreshBudgetSeconds
+        case .processing: return processingBudgetSeconds
+        case .finishing: return finishingBudgetSeconds
+        }
+    }
+
+    /// The throttle delay after `level` overruns in a row (level 1 is the first).
+    public func throttleDelay(level: Int) -> TimeInterval {
+        guard level > 0 else { return 0 }
+        let doubled = throttleInitialSeconds * pow(2, Double(min(level - 1, 40)))
+        return min(doubled, throttleMaximumSeconds)
+    }
+
+    /// The settings file's path in a config directory.
+    public static func path(inConfig directory: String) -> String { "\(directory)/settings.json" }
+
+    /// Reads `<config>/settings.json`; a missing file gives the defaults.
+    public static func load(configDirectory: String) throws(SettingsError) -> SchedulerSettings {
+        let path = path(inConfig: configDirectory)
+        guard StateFiles.exists(path) else { return SchedulerSettings() }
+        let settings: SchedulerSettings
+        do {
+            let data = try StateFiles.read(path, maximumSize: 1 << 20)
+            if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+                let known = Set(CodingKeys.allCases.map(\.rawValue))
+                if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+                    throw SettingsError(path: path, reason: "unknown key '\(unknown)'")
+                }
+            }
+            settings = try JSONFormat.decode(SchedulerSettings.self, from: data)
+        } catch let error as SettingsError {
+            throw error
+        } catch {
+            throw SettingsError(path: path, reason: "\(error)")
+        }
+        try settings.validate(path: path)
+        return settings
+    }
+
+    private func validate(path: String) throws(SettingsError) {
+        let positive: [(String, Double)] = [
+            ("appRefreshBudgetSeconds", appRefreshBudgetSeconds), ("processingBudgetSeconds", processingBudgetSeconds),
+            ("finishingBudgetSeconds", finishingBudgetSeconds), ("throttleInitialSeconds", throttleInitialSeconds),
+            ("throttleMaximumSeconds", throttleMaximumSeconds), ("conditionsRecheckSeconds", conditionsRecheckSeconds),
+            ("idleLoadAverage", idleLoadAverage), ("outcomeRetentionSeconds", outcomeRetentionSeconds),
+        ]
+        for (name, value) in positive where !(value > 0 && value.isFinite) {
+            throw SettingsError(path: path, reason: "\(name) must be a positive number of seconds, not \(value)")
+        }
+        for (name, value) in [("expirationGraceSeconds", expirationGraceSeconds), ("coalescingWindowSeconds", coalescingWindowSeconds)]
+        where !(value >= 0 && value.isFinite) {
+            throw SettingsError(path: path, reason: "\(name) must be zero or more, not \(value)")
+        }
+        if maximumPendingAppRefresh < 1 || maximumPendingProcessing < 1 {
+            throw SettingsError(path: path, reason: "the pending-request limits must be at least 1")
+        }
+        if eventLogMaximumBytes < 4096 || eventLogKeptFiles < 1 {
+            throw SettingsError(path: path, reason: "eventLogMaximumBytes must be at least 4096 and eventLogKeptFiles at least 1")
+        }
+        if !(0...100).contains(lowPowerBatteryPercent) {
+            throw SettingsError(path: path, reason: "lowPowerBatteryPercent must be between 0 and 100")
+        }
+    }
+}
+
+/// A settings file that cannot be used.
+public struct SettingsError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public var description: String { "\(path): \(reason)" }
+}

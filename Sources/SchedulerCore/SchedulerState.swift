@@ -1,0 +1,104 @@
+import Foundation
+import TaskState
+
+/// Everything the policy decides from, in memory. The daemon keeps one; `bgtop --demo` and the
+/// tests keep theirs. All mutation goes through methods that note what changed, so the daemon
+/// writes only those files.
+public struct SchedulerState: Sendable {
+    public internal(set) var settings: SchedulerSettings
+    public internal(set) var catalog: ManifestCatalog
+    public internal(set) var apps: [Identifier: AppRecord] = [:]
+    public internal(set) var requests: [TaskKey: PendingRequest] = [:]
+    public internal(set) var tasks: [TaskKey: LaunchedTask] = [:]
+    public internal(set) var conditions: ConditionsRecord
+
+    /// What changed since the last ``takeChanges()``.
+    public internal(set) var changes = ChangeSet()
+
+    public init(settings: SchedulerSettings = SchedulerSettings(), catalog: ManifestCatalog = ManifestCatalog(),
+                conditions: ConditionsRecord) {
+        self.settings = settings
+        self.catalog = catalog
+        self.conditions = conditions
+    }
+
+    /// Builds the state from what is on disk (the daemon's start-up).
+    public init(settings: SchedulerSettings, catalog: ManifestCatalog, snapshot: StateSnapshot, conditions: ConditionsRecord) {
+        self.init(settings: settings, catalog: catalog, conditions: conditions)
+        for app in snapshot.apps { apps[app.id] = app }
+        for request in snapshot.requests { requests[request.key] = request }
+        for task in snapshot.tasks { tasks[task.key] = task }
+        if let stored = snapshot.conditions {
+            self.conditions.overrides = stored.overrides
+            self.conditions.effective = stored.overrides.applied(to: self.conditions.probed)
+        }
+    }
+
+    /// Hands over the accumulated changes and starts a fresh set.
+    public mutating func takeChanges() -> ChangeSet {
+        defer { changes = ChangeSet() }
+        return changes
+    }
+
+    // MARK: - Recorded mutation
+
+    mutating func setRequest(_ request: PendingRequest) {
+        requests[request.key] = request
+        changes.requests.insert(request.key)
+    }
+
+    mutating func removeRequest(_ key: TaskKey) {
+        guard requests.removeValue(forKey: key) != nil else { return }
+        changes.requests.insert(key)
+    }
+
+    mutating func setTask(_ task: LaunchedTask) {
+        tasks[task.key] = task
+        changes.tasks.insert(task.key)
+    }
+
+    mutating func removeTask(_ key: TaskKey) {
+        guard tasks.removeValue(forKey: key) != nil else { return }
+        changes.tasks.insert(key)
+    }
+
+    mutating func setApp(_ app: AppRecord) {
+        guard apps[app.id] != app else { return }
+        apps[app.id] = app
+        changes.apps.insert(app.id)
+    }
+
+    mutating func setConditions(_ record: ConditionsRecord) {
+        guard record != conditions else { return }
+        conditions = record
+        changes.conditions = true
+    }
+
+    mutating func record(_ event: Event) {
+        changes.events.append(event)
+    }
+
+    /// The app's record, or a fresh one for an app seen for the first time.
+    func app(_ id: Identifier) -> AppRecord { apps[id] ?? AppRecord(id: id) }
+
+    /// Pending requests of one app.
+    func requests(of app: Identifier) -> [PendingRequest] {
+        requests.values.filter { $0.app == app }
+    }
+}
+
+/// The entities touched since the last commit. A key whose entity no longer exists means the file
+/// is to be removed.
+public struct ChangeSet: Sendable, Equatable {
+    public var requests: Set<TaskKey> = []
+    public var tasks: Set<TaskKey> = []
+    public var apps: Set<Identifier> = []
+    public var conditions = false
+    public var events: [Event] = []
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        requests.isEmpty && tasks.isEmpty && apps.isEmpty && !conditions && events.isEmpty
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// An app's manifest, the Info.plist of this world: `<config>/apps/<app-id>.json`.
+public struct AppManifest: Codable, Hashable, Sendable {
+    public var id: Identifier
+    /// Absolute path of the program to run.
+    public var executable: String
+    public var arguments: [String]
+    /// `BGTaskSchedulerPermittedIdentifiers`.
+    public var permittedIdentifiers: [Identifier]
+    /// `fetch` allows app refresh, `processing` allows processing.
+    public var backgroundModes: [BackgroundMode]
+    /// The signal sent when a task expires (default `SIGUSR1`).
+    public var expirationSignal: String
+
+    public init(id: Identifier, executable: String, arguments: [String] = [],
+                permittedIdentifiers: [Identifier], backgroundModes: [BackgroundMode],
+                expirationSignal: String = "SIGUSR1") {
+        self.id = id
+        self.executable = executable
+        self.arguments = arguments
+        self.permittedIdentifiers = permittedIdentifiers
+        self.backgroundModes = backgroundModes
+        self.expirationSignal = expirationSignal
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, executable, arguments, permittedIdentifiers, backgroundModes, expirationSignal
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Identifier.self, forKey: .id)
+        executable = try container.decode(String.self, forKey: .executable)
+        arguments = try container.decodeIfPresent([String].self, forKey: .arguments) ?? []
+        permittedIdentifiers = try container.decode([Identifier].self, forKey: .permittedIdentifiers)
+        backgroundModes = try container.decode([BackgroundMode].self, forKey: .backgroundModes)
+        expirationSignal = try container.decodeIfPresent(String.self, forKey: .expirationSignal) ?? "SIGUSR1"
+    }
+
+    /// Whether the app may submit `identifier` as `kind`.
+    public func permits(_ identifier: Identifier, kind: TaskKind) -> Bool {
+        guard permittedIdentifiers.contains(identifier) else { return false }
+        guard let mode = kind.requiredBackgroundMode else { return true }
+        return backgroundModes.contains(mode)
+    }
+}
+
+/// A manifest file that could not be used, and why.
+public struct ManifestProblem: Error, Codable, Hashable, Sendable {
+    /// The file name in `<config>/apps/`.
+    public var file: String
+    public var reason: String
+
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason
+    }
+}
+
+/// All manifests in a config directory, read and checked together.
+public struct ManifestCatalog: Sendable, Equatable {
+    public var manifests: [Identifier: AppManifest]
+    public var problems: [ManifestProblem]
+
+    public init(manifests: [Identifier: AppManifest] = [:], problems: [ManifestProblem] = []) {
+        self.manifests = manifests
+        self.problems = problems
+    }
+
+    /// Reads every `*.json` in `directory`; a bad file becomes a ``ManifestProblem``, never an error.
+    public static func load(from directory: String) -> ManifestCatalog {
+        var catalog = ManifestCatalog()
+        let names: [String]
+        do {
+            names = try StateFiles.names(in: directory)
+        } catch {
+            catalog.problems.append(ManifestProblem(file: directory, reason: error.description))
+            return catalog
+        }
+        for name in names where name.hasSuffix(".json") {
+            switch check(file: "\(directory)/\(name)", name: name) {
+            case .success(let manifest):
+                catalog.manifests[manifest.id] = manifest
+            case .failure(let problem):
+                catalog.problems.append(problem)
+            }
+        }
+        return catalog
+    }
+
+    private static func check(file path: String, name: String) -> Result<AppManifest, ManifestProblem> {
+        func problem(_ reason: String) -> Result<AppManifest, ManifestProblem> {
+            .failure(ManifestProblem(file: name, reason: reason))
+        }
+        let manifest: AppManifest
+        do {
+            manifest = try JSONFormat.decode(AppManifest.self, from: try StateFiles.read(path, maximumSize: 1 << 20))
+        } catch {
+            return problem(error.description)
+        }
+        let stem = String(name.dropLast(".json".count))
+        guard stem == manifest.id.rawValue else {
+            return problem("file is named '\(name)' but its id is '\(manifest.id)'; name it '\(manifest.id).json'")
+        }
+        guard manifest.executable.hasPrefix("/") else {
+            return problem("executable '\(manifest.executable)' is not an absolute path")
+        }
+        guard access(manifest.executable, X_OK) == 0 else {
+            return problem("executable '\(manifest.executable)' is missing or not executable")
+        }
+        guard SignalName.number(of: manifest.expirationSignal) != nil else {
+            return problem("expirationSignal '\(manifest.expirationSignal)' is not a signal name")
+        }
+        return .success(manifest)
+    }
+}
+
+/// Signal names as written in manifests (`SIGUSR1`, `USR1`, `SIGTERM`, ...).
+public enum SignalName {
+    private static let table: [String: Int32] = [
+        "HUP": SIGHUP, "INT": SIGINT, "QUIT": SIGQUIT, "USR1": SIGUSR1, "USR2": SIGUSR2,
+        "TERM": SIGTERM, "ALRM": SIGALRM, "CONT": SIGCONT, "WINCH": SIGWINCH,
+    ]
+
+    /// The signal number for a name, with or without the `SIG` prefix.
+    public static func number(of name: String) -> Int32? {
+        let upper = name.uppercased()
+        return table[upper.hasPrefix("SIG") ? String(upper.dropFirst(3)) : upper]
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,32 @@
+import Foundation
+
+/// What the scheduler remembers about an app: `apps/<app>.json`.
+public struct AppRecord: Codable, Hashable, Sendable {
+    public var id: Identifier
+    /// Background work switched on (`bgctl app enable|disable`).
+    public var enabled: Bool
+    /// How many overruns in a row have been punished; 0 after a clean run.
+    public var throttleLevel: Int
+    /// No launch before this time.
+    public var throttledUntil: Date?
+    public var launchCount: Int
+    public var killCount: Int
+    public var lastLaunchAt: Date?
+
+    public init(id: Identifier, enabled: Bool = true, throttleLevel: Int = 0, throttledUntil: Date? = nil,
+                launchCount: Int = 0, killCount: Int = 0, lastLaunchAt: Date? = nil) {
+        self.id = id
+        self.enabled = enabled
+        self.throttleLevel = throttleLevel
+        self.throttledUntil = throttledUntil
+        self.launchCount = launchCount
+        self.killCount = killCount
+        self.lastLaunchAt = lastLaunchAt
+    }
+
+    /// Whether launches are held back at `now`.
+    public func isThrottled(at now: Date) -> Bool {
+        guard let throttledUntil else { return false }
+        return throttledUntil > now
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+/// A command for the scheduler, written into the inbox by `bgctl`, `bgtop` or the app library.
+///
+/// On disk it is one flat JSON object with a `type` field, so that any program can write one.
+public struct Command: Codable, Hashable, Sendable {
+    /// Unique per command; the scheduler applies each id once.
+    public var id: String
+    public var issuedAt: Date
+    /// The process that wrote the command, for the event log.
+    public var issuerPID: Int32?
+    public var action: CommandAction
+
+    public init(id: String = Command.newID(), issuedAt: Date, issuerPID: Int32? = nil, action: CommandAction) {
+        self.id = id
+        self.issuedAt = issuedAt
+        self.issuerPID = issuerPID
+        self.action = action
+    }
+
+    /// A fresh, file-name-safe command id that sorts in the order commands were issued
+    /// (nanoseconds since 1970 in hex, then random bits), so the inbox is applied in order.
+    public static func newID(at date: Date = Date()) -> String {
+        let nanos = UInt64(max(0, date.timeIntervalSince1970) * 1_000_000_000)
+        let time = String(nanos, radix: 16)
+        let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return String(repeating: "0", count: 16 - time.count) + time + "-"
+            + String(repeating: "0", count: 16 - random.count) + random
+    }
+
+    /// Whether `text` has the shape of a command id (it becomes a file name).
+    public static func isValidID(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 64 && Identifier.isValid(text)
+    }
+
+    private struct Wire: Codable {
+        var format: Int?
+        var id: String
+        var issuedAt: Date
+        var issuerPID: Int32?
+        var type: CommandAction.Name
+        var app: Identifier?
+        var identifier: Identifier?
+        var kind: TaskKind?
+        var earliestBeginDate: Date?
+        var requiresNetworkConnectivity: Bool?
+        var requiresExternalPower: Bool?
+        var success: Bool?
+        var name: String?
+        var pid: Int32?
+        var enabled: Bool?
+        var overrides: ConditionOverrides?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let wire = try Wire(from: decoder)
+        id = wire.id
+        issuedAt = wire.issuedAt
+        issuerPID = wire.issuerPID
+        func need<T>(_ value: T?, _ key: String) throws -> T {
+            guard let value else {
+                throw DecodingError.keyNotFound(
+                    AnyKey(key), .init(codingPath: decoder.codingPath, debugDescription: "\(wire.type.rawValue) needs '\(key)'"))
+            }
+            return value
+        }
+        switch wire.type {
+        case .submit:
+            action = .submit(SubmitRequest(
+                app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"),
+                kind: try need(wire.kind, "kind"), earliestBeginDate: wire.earliestBeginDate,
+                requiresNetworkConnectivity: wire.requiresNetworkConnectivity ?? false,
+                requiresExternalPower: wire.requiresExternalPower ?? false))
+        case .cancel:
+            action = .cancel(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
+        case .cancelAll:
+            action = .cancelAll(app: try need(wire.app, "app"))
+        case .simulateLaunch:
+            action = .simulateLaunch(identifier: try need(wire.identifier, "identifier"), app: wire.app)
+        case .simulateExpiration:
+            action = .simulateExpiration(identifier: try need(wire.identifier, "identifier"), app: wire.app)
+        case .complete:
+            action = .complete(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"),
+                               success: try need(wire.success, "success"))
+        case .beginFinishing:
+            action = .beginFinishing(app: try need(wire.app, "app"), name: wire.name, pid: try need(wire.pid, "pid"))
+        case .setAppEnabled:
+            action = .setAppEnabled(app: try need(wire.app, "app"), enabled: try need(wire.enabled, "enabled"))
+        case .setConditions:
+            action = .setConditions(try need(wire.overrides, "overrides"))
+        case .clearConditions:
+            action = .clearConditions
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var wire = Wire(format: JSONFormat.version, id: id, issuedAt: issuedAt, issuerPID: issuerPID, type: action.name)
+        switch action {
+        case .submit(let request):
+            wire.app = request.app
+            wire.identifier = request.identifier
+            wire.kind = request.kind
+            wire.earliestBeginDate = request.earliestBeginDate
+            wire.requiresNetworkConnectivity = request.requiresNetworkConnectivity
+            wire.requiresExternalPower = request.requiresExternalPower
+        case .cancel(let app, let identifier):
+            wire.app = app
+            wire.identifier = identifier
+        case .cancelAll(let app):
+            wire.app = app
+        case .simulateLaunch(let identifier, let app), .simulateExpiration(let identifier, let app):
+            wire.identifier = identifier
+            wire.app = app
+        case .complete(let app, let identifier, let success):
+            wire.app = app
+            wire.identifier = identifier
+            wire.success = success
+        case .beginFinishing(let app, let name, let pid):
+            wire.app = app
+            wire.name = name
+            wire.pid = pid
+        case .setAppEnabled(let app, let enabled):
+            wire.app = app
+            wire.enabled = enabled
+        case .setConditions(let overrides):
+            wire.overrides = overrides
+        case .clearConditions:
+            break
+        }
+        try wire.encode(to: encoder)
+    }
+}
+
+/// What a command asks for.
+public enum CommandAction: Hashable, Sendable {
+    case submit(SubmitRequest)
+    case cancel(app: Identifier, identifier: Identifier)
+    case cancelAll(app: Identifier)
+    /// `_simulateLaunchForTaskWithIdentifier:`; the app may be left out when the identifier is unique.
+    case simulateLaunch(identifier: Identifier, app: Identifier?)
+    /// `_simulateExpirationForTaskWithIdentifier:`.
+    case simulateExpiration(identifier: Identifier, app: Identifier?)
+    /// `setTaskCompleted(success:)`.
+    case complete(app: Identifier, identifier: Identifier, success: Bool)
+    /// `beginBackgroundTask(withName:)` for the process `pid`.
+    case beginFinishing(app: Identifier, name: String?, pid: Int32)
+    case setAppEnabled(app: Identifier, enabled: Bool)
+    case setConditions(ConditionOverrides)
+    case clearConditions
+
+    /// The `type` written on disk.
+    public enum Name: String, Codable, Sendable {
+        case submit, cancel, cancelAll, simulateLaunch, simulateExpiration, complete, beginFinishing
+        case setAppEnabled, setConditions, clearConditions
+    }
+
+    public var name: Name {
+        switch self {
+        case .submit: return .submit
+        case .cancel: return .cancel
+        case .cancelAll: return .cancelAll
+        case .simulateLaunch: return .simulateLaunch
+        case .simulateExpiration: return .simulateExpiration
+        case .complete: return .complete
+        case .beginFinishing: return .beginFinishing
+        case .setAppEnabled: return .setAppEnabled
+        case .setConditions: return .setConditions
+        case .clearConditions: return .clearConditions
+        }
+    }
+}
+
+/// The fields of a submitted `BGTaskRequest`.
+public struct SubmitRequest: Hashable, Sendable {
+    public var app: Identifier
+    public var identifier: Identifier
+    public var kind: TaskKind
+    public var earliestBeginDate: Date?
+    public var requiresNetworkConnectivity: Bool
+    public var requiresExternalPower: Bool
+
+    public init(app: Identifier, identifier: Identifier, kind: TaskKind, earliestBeginDate: Date? = nil,
+                requiresNetworkConnectivity: Bool = false, requiresExternalPower: Bool = false) {
+        self.app = app
+        self.identifier = identifier
+        self.kind = kind
+        self.earliestBeginDate = earliestBeginDate
+        self.requiresNetworkConnectivity = requiresNetworkConnectivity
+        self.requiresExternalPower = requiresExternalPower
+    }
+}
+
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

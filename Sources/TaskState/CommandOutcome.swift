@@ -1,0 +1,38 @@
+import Foundation
+
+/// The scheduler's answer to one command: `outcomes/<command-id>.json`, kept for a while so the
+/// program that wrote the command can read it.
+public struct CommandOutcome: Codable, Hashable, Sendable {
+    /// A refusal: the error's name (`notPermitted`, `tooManyPendingTaskRequests`, ...) and its text.
+    public struct Refusal: Codable, Hashable, Sendable {
+        public var name: String
+        public var message: String
+
+        public init(name: String, message: String) {
+            self.name = name
+            self.message = message
+        }
+    }
+
+    public var command: String
+    public var type: CommandAction.Name?
+    public var appliedAt: Date
+    /// What happened, in one line, when the command was carried out.
+    public var message: String?
+    /// Set when the command was refused; nothing changed then.
+    public var error: Refusal?
+    /// The identifier a command produced (`beginFinishing`) or acted on.
+    public var identifier: Identifier?
+
+    public init(command: String, type: CommandAction.Name?, appliedAt: Date, message: String? = nil,
+                error: Refusal? = nil, identifier: Identifier? = nil) {
+        self.command = command
+        self.type = type
+        self.appliedAt = appliedAt
+        self.message = message
+        self.error = error
+        self.identifier = identifier
+    }
+
+    public var succeeded: Bool { error == nil }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// One line of the event log (`events.jsonl`): what happened, when, to what.
+public struct Event: Codable, Hashable, Sendable {
+    /// What happened.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case daemonStarted, daemonStopped
+        case submitted, replaced, cancelled, refused
+        case launched, launchFailed, adopted, interrupted
+        case completed, exited, expired, killed, throttled
+        case appEnabled, appDisabled, manifestLoaded, manifestError
+        case conditionsChanged, quarantined, commandRejected
+    }
+
+    public var time: Date
+    public var type: Kind
+    public var app: Identifier?
+    public var identifier: Identifier?
+    public var kind: TaskKind?
+    public var pid: Int32?
+    /// The command that caused it.
+    public var command: String?
+    /// Launch reason, refusal name, signal, ... depending on the event.
+    public var reason: String?
+    /// One readable line.
+    public var message: String
+
+    public init(time: Date, type: Kind, app: Identifier? = nil, identifier: Identifier? = nil,
+                kind: TaskKind? = nil, pid: Int32? = nil, command: String? = nil, reason: String? = nil,
+                message: String) {
+        self.time = time
+        self.type = type
+        self.app = app
+        self.identifier = identifier
+        self.kind = kind
+        self.pid = pid
+        self.command = command
+        self.reason = reason
+        self.message = message
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The JSON Lines event log: `events.jsonl`, rotated by size into `events.1.jsonl` ...
+/// `events.N.jsonl`.
+///
+/// Rotation renames files, so a reader that holds the old file open reads it to the end before
+/// moving on to the new one: nothing is lost on rotation.
+public struct EventLog: Sendable {
+    public let paths: StatePaths
+
+    public init(paths: StatePaths) {
+        self.paths = paths
+    }
+
+    /// Appends whole lines with one `write`; returns the file's size before the append.
+    @discardableResult
+    public func append(_ lines: Data) throws(StateError) -> Int {
+        let fd = open(paths.events, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .system(operation: "cannot open", path: paths.events, errno: errno) }
+        defer { close(fd) }
+        let before = Int(lseek(fd, 0, SEEK_END))
+        try Self.writeAll(fd, lines, path: paths.events)
+        return before
+    }
+
+    /// Cuts the log back to `size` bytes (journal replay uses this before appending again).
+    public func truncate(to size: Int) throws(StateError) {
+        guard let current = StateFiles.size(of: paths.events), current > size else { return }
+        guard Glibc.truncate(paths.events, off_t(size)) == 0 else {
+            throw .system(operation: "cannot truncate", path: paths.events, errno: errno)
+        }
+    }
+
+    /// Rotates when `events.jsonl` is at least `maximumBytes`, keeping `keep` old files.
+    public func rotateIfNeeded(maximumBytes: Int, keep: Int) throws(StateError) {
+        guard let size = StateFiles.size(of: paths.events), size >= maximumBytes else { return }
+        if keep < 1 {
+            try StateFiles.remove(paths.events)
+            return
+        }
+        try StateFiles.remove(paths.rotatedEvents(keep))
+        if keep > 1 {
+            for generation in stride(from: keep - 1, through: 1, by: -1)
+            where StateFiles.exists(paths.rotatedEvents(generation)) {
+                try StateFiles.move(paths.rotatedEvents(generation), to: paths.rotatedEvents(generation + 1))
+            }
+        }
+        try StateFiles.move(paths.events, to: paths.rotatedEvents(1))
+    }
+
+    /// The last `limit` events, oldest first, across the current and rotated files.
+    /// Lines that do not decode are skipped and counted.
+    public func recent(limit: Int, keep: Int = 9) -> (events: [Event], unreadable: Int) {
+        var collected: [Event] = []
+        var unreadable = 0
+        var files = [paths.events]
+        for generation in 1...max(1, keep) { files.append(paths.rotatedEvents(generation)) }
+        for file in files {
+            guard collected.count < limit, let data = try? StateFiles.read(file, maximumSize: 256 << 20) else { continue }
+            let (events, bad) = Self.decodeLines(data)
+            unreadable += bad
+            collected.insert(contentsOf: events.suffix(limit - collected.count), at: 0)
+        }
+        return (collected, unreadable)
+    }
+
+    /// Decodes complete JSON Lines; a partial last line (no newline yet) is left out.
+    public static func decodeLines(_ data: Data) -> (events: [Event], unreadable: Int) {
+        let decoder = JSONFormat.decoder()
+        var events: [Event] = []
+        var unreadable = 0
+        var start = data.startIndex
+        while let newline = data[start...].firstIndex(of: 0x0A) {
+            let line = data[start..<newline]
+            start = data.index(after: newline)
+            if line.isEmpty { continue }
+            if let event = try? decoder.decode(Event.self, from: line) {
+                events.append(event)
+            } else {
+                unreadable += 1
+            }
+        }
+        return (events, unreadable)
+    }
+
+    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(StateError) {
+        var failure: StateError?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = .system(operation: "cannot write", path: path, errno: errno)
+                    return
+                }
+                offset += n
+            }
+        }
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The JSON conventions shared by every file, command and output: ISO 8601 dates in UTC with a `Z`
+/// and millisecond precision, sorted keys so files diff cleanly.
+public enum JSONFormat {
+    /// The version of the on-disk format this build reads and writes.
+    public static let version = 1
+
+    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+    private static let withoutFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt)
+
+    /// `2026-11-22T10:00:00.250Z`.
+    public static func string(from date: Date) -> String {
+        withFraction.format(date)
+    }
+
+    /// Parses an ISO 8601 date with or without fractional seconds; `nil` when it does not parse.
+    public static func date(from text: String) -> Date? {
+        if let date = try? withFraction.parse(text) { return date }
+        if let date = try? withoutFraction.parse(text) { return date }
+        return nil
+    }
+
+    /// An encoder for state files and `--json` output.
+    public static func encoder(pretty: Bool = true) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+                                          : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(string(from: date))
+        }
+        return encoder
+    }
+
+    /// A decoder matching ``encoder(pretty:)``.
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = date(from: text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "'\(text)' is not an ISO 8601 date")
+            }
+            return date
+        }
+        return decoder
+    }
+
+    /// Encodes `value` as pretty JSON followed by a newline.
+    public static func encode<T: Encodable>(_ value: T) throws -> Data {
+        var data = try encoder().encode(value)
+        data.append(0x0A)
+        return data
+    }
+
+    /// Encodes `value` as one line of JSON (for JSON Lines logs).
+    public static func encodeLine<T: Encodable>(_ value: T) throws -> Data {
+        var data = try encoder(pretty: false).encode(value)
+        data.append(0x0A)
+        return data
+    }
+
+    /// Decodes `type` from `data`, turning decoding errors into a short readable reason.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(StateError) -> T {
+        do {
+            return try decoder().decode(type, from: data)
+        } catch {
+            throw .malformed(describe(error))
+        }
+    }
+
+    /// A one-line reason for a decoding error.
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "" : " at \(keys.joined(separator: "."))"
+        }
+        switch error {
+        case .dataCorrupted(let context):
+            if let underlying = context.underlyingError as NSError?, context.codingPath.isEmpty {
+                _ = underlying
+                return "not valid JSON"
+            }
+            return "\(context.debugDescription)\(path(context))"
+        case .keyNotFound(let key, let context):
+            return "missing key '\(key.stringValue)'\(path(context))"
+        case .typeMismatch(let type, let context):
+            return "expected \(type)\(path(context))"
+        case .valueNotFound(let type, let context):
+            return "missing \(type)\(path(context))"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

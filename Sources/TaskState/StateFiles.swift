@@ -1,0 +1,184 @@
+import CLinuxSupport
+import Foundation
+import Synchronization
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The file operations every writer and reader of the state directory uses.
+///
+/// Reads and writes never follow a symbolic link in the last path component, so a link planted in
+/// the state directory cannot redirect a write (or leak a read) outside it. Writes are atomic:
+/// a temporary file in the same directory is renamed over the target.
+public enum StateFiles {
+    /// No state file this program writes comes near this size; a larger one is foreign.
+    public static let maximumFileSize = 16 << 20
+
+    /// Reads a whole regular file, refusing symbolic links and oversized files.
+    public static func read(_ path: String, maximumSize: Int = maximumFileSize) throws(StateError) -> Data {
+        let raw = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard raw >= 0 else {
+            if errno == ELOOP { throw .symbolicLink(path) }
+            throw .system(operation: "cannot open", path: path, errno: errno)
+        }
+        let fd = FileDescriptor(rawValue: raw)
+        defer { try? fd.close() }
+        var info = stat()
+        guard fstat(fd.rawValue, &info) == 0 else {
+            throw .system(operation: "cannot stat", path: path, errno: errno)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .malformed("\(path) is not a regular file")
+        }
+        if Int(info.st_size) > maximumSize { throw .tooLarge(path: path, bytes: Int(info.st_size)) }
+        var data = Data(count: Int(info.st_size))
+        var total = 0
+        while true {
+            if total == data.count { data.count += 4096 }
+            let n = data.withUnsafeMutableBytes { buffer in
+                Glibc.read(fd.rawValue, buffer.baseAddress! + total, buffer.count - total)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system(operation: "cannot read", path: path, errno: errno)
+            }
+            if n == 0 { break }
+            total += n
+            if total > maximumSize { throw .tooLarge(path: path, bytes: total) }
+        }
+        data.count = total
+        return data
+    }
+
+    /// Writes `data` to `path` atomically: a temporary file beside it, then a rename.
+    ///
+    /// With `durable`, the file is fsynced before the rename and the directory after it, so the
+    /// new contents survive a power cut once this returns. Without it, durability is left to a
+    /// later ``syncFileSystem(containing:)`` (the group commit does this).
+    public static func write(_ data: Data, to path: String, durable: Bool) throws(StateError) {
+        let temporary = temporaryPath(for: path)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .system(operation: "cannot create", path: temporary, errno: errno) }
+        var failure: StateError?
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = .system(operation: "cannot write", path: temporary, errno: errno)
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+        if written, durable, fsync(fd) != 0 {
+            failure = .system(operation: "cannot sync", path: temporary, errno: errno)
+        }
+        if close(fd) != 0, failure == nil {
+            failure = .system(operation: "cannot close", path: temporary, errno: errno)
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw .system(operation: "cannot rename into", path: path, errno: code)
+        }
+        if durable { try syncDirectory(directoryName(of: path)) }
+    }
+
+    /// fsyncs a directory so that renames and unlinks in it are durable.
+    public static func syncDirectory(_ path: String) throws(StateError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system(operation: "cannot open directory", path: path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw .system(operation: "cannot sync directory", path: path, errno: errno) }
+    }
+
+    /// Makes everything written to the file system holding `path` durable, in one call.
+    public static func syncFileSystem(containing path: String) throws(StateError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system(operation: "cannot open directory", path: path, errno: errno) }
+        defer { close(fd) }
+        guard bg_syncfs(fd) == 0 else { throw .system(operation: "cannot sync file system of", path: path, errno: errno) }
+    }
+
+    /// Creates `path` (mode 0700) if missing; refuses a symbolic link or a non-directory there.
+    public static func ensureDirectory(_ path: String) throws(StateError) {
+        if mkdir(path, 0o700) == 0 { return }
+        let code = errno
+        guard code == EEXIST else { throw .system(operation: "cannot create directory", path: path, errno: code) }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw .system(operation: "cannot stat", path: path, errno: errno) }
+        if info.st_mode & S_IFMT == S_IFLNK { throw .symbolicLink(path) }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .unsafeDirectory("\(path) exists and is not a directory")
+        }
+    }
+
+    /// Removes a file; a file that is already gone is not an error.
+    public static func remove(_ path: String) throws(StateError) {
+        if unlink(path) != 0, errno != ENOENT {
+            throw .system(operation: "cannot remove", path: path, errno: errno)
+        }
+    }
+
+    /// Moves a file within the state directory (same file system), replacing any file at `target`.
+    public static func move(_ source: String, to target: String) throws(StateError) {
+        guard rename(source, target) == 0 else {
+            throw .system(operation: "cannot move \(source) to", path: target, errno: errno)
+        }
+    }
+
+    /// The names in a directory, without dot-files (temporary files start with a dot); empty when
+    /// the directory does not exist.
+    public static func names(in path: String) throws(StateError) -> [String] {
+        guard let dir = opendir(path) else {
+            if errno == ENOENT { return [] }
+            throw .system(operation: "cannot list", path: path, errno: errno)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasPrefix(".") { continue }
+            names.append(name)
+        }
+        return names.sorted()
+    }
+
+    /// Whether a file or directory exists at `path` (a dangling link counts as existing).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// The size of a regular file, or `nil` when it does not exist.
+    public static func size(of path: String) -> Int? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Int(info.st_size)
+    }
+
+    /// The folder part of a path.
+    public static func directoryName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    private static let temporaryCounter = Atomic<UInt64>(0)
+
+    private static func temporaryPath(for path: String) -> String {
+        let directory = directoryName(of: path)
+        let name = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
+        return "\(directory)/.\(name).\(getpid()).\(temporaryCounter.add(1, ordering: .relaxed).newValue).tmp"
+    }
+}
+

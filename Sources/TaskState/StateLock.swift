@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one-scheduler-per-state-directory lock: a POSIX write lock on `daemon.lock`.
+///
+/// The kernel drops the lock when the process dies, however it dies, so "is the scheduler up?"
+/// is answered by asking who holds the lock; no heartbeat polling is needed.
+public final class StateLock: Sendable {
+    private let descriptor: Int32
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// Why the lock could not be taken.
+    public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        case held(by: Int32, path: String)
+        case state(StateError)
+
+        public var description: String {
+            switch self {
+            case .held(let pid, let path):
+                return "another bgtaskd (pid \(pid)) is already running for \(path)"
+            case .state(let error):
+                return error.description
+            }
+        }
+    }
+
+    /// Takes the lock or says who holds it.
+    public static func acquire(_ paths: StatePaths) throws(Failure) -> StateLock {
+        let fd = open(paths.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw .state(.system(operation: "cannot open", path: paths.lock, errno: errno))
+        }
+        var request = flock()
+        request.l_type = Int16(F_WRLCK)
+        request.l_whence = Int16(SEEK_SET)
+        if fcntl(fd, F_SETLK, &request) != 0 {
+            let code = errno
+            close(fd)
+            if code == EAGAIN || code == EACCES, let pid = holder(paths) {
+                throw .held(by: pid, path: paths.root)
+            }
+            throw .state(.system(operation: "cannot lock", path: paths.lock, errno: code))
+        }
+        return StateLock(descriptor: fd)
+    }
+
+    /// The pid of the process holding the lock, or `nil` when no scheduler is running.
+    public static func holder(_ paths: StatePaths) -> Int32? {
+        let fd = open(paths.lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var query = flock()
+        query.l_type = Int16(F_WRLCK)
+        query.l_whence = Int16(SEEK_SET)
+        guard fcntl(fd, F_GETLK, &query) == 0, query.l_type != Int16(F_UNLCK) else { return nil }
+        return query.l_pid
+    }
+}

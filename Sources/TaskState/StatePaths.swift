@@ -1,0 +1,118 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where every file lives inside a state directory. See `docs/state-format.md`.
+public struct StatePaths: Sendable, Hashable {
+    public let root: String
+
+    public init(root: String) {
+        var root = root
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        self.root = root
+    }
+
+    public var lock: String { "\(root)/daemon.lock" }
+    public var heartbeat: String { "\(root)/daemon.json" }
+    public var conditions: String { "\(root)/conditions.json" }
+    public var journal: String { "\(root)/journal.json" }
+    public var requests: String { "\(root)/requests" }
+    public var tasks: String { "\(root)/tasks" }
+    public var apps: String { "\(root)/apps" }
+    public var transfers: String { "\(root)/transfers" }
+    public var outcomes: String { "\(root)/outcomes" }
+    public var inbox: String { "\(root)/inbox" }
+    public var inboxTemporary: String { "\(root)/inbox/tmp" }
+    public var inboxNew: String { "\(root)/inbox/new" }
+    public var quarantine: String { "\(root)/quarantine" }
+    public var logs: String { "\(root)/logs" }
+    public var events: String { "\(root)/events.jsonl" }
+
+    /// `events.1.jsonl` is the newest rotated log, `events.N.jsonl` the oldest kept.
+    public func rotatedEvents(_ generation: Int) -> String { "\(root)/events.\(generation).jsonl" }
+
+    public func request(_ key: TaskKey) -> String { "\(requests)/\(key.app)/\(key.identifier).json" }
+    public func task(_ key: TaskKey) -> String { "\(tasks)/\(key.app)/\(key.identifier).json" }
+    public func transfer(_ key: TaskKey) -> String { "\(transfers)/\(key.app)/\(key.identifier).json" }
+    public func app(_ id: Identifier) -> String { "\(apps)/\(id).json" }
+    public func outcome(_ commandID: String) -> String { "\(outcomes)/\(commandID).json" }
+    public func appLog(_ id: Identifier) -> String { "\(logs)/\(id).log" }
+
+    /// The folders the scheduler creates at start.
+    public var directories: [String] {
+        [root, requests, tasks, apps, transfers, outcomes, inbox, inboxTemporary, inboxNew, quarantine, logs]
+    }
+}
+
+/// Finds the state and config directories: flag, else environment, else XDG default.
+public enum Locations {
+    /// `--state DIR`, else `$BGTASK_STATE_DIR`, else `$XDG_STATE_HOME/bgtask` (`~/.local/state/bgtask`).
+    public static func stateDirectory(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let flag, !flag.isEmpty { return absolute(flag) }
+        if let value = environment["BGTASK_STATE_DIR"], !value.isEmpty { return absolute(value) }
+        if let value = environment["XDG_STATE_HOME"], value.hasPrefix("/") { return "\(value)/bgtask" }
+        return "\(home(environment))/.local/state/bgtask"
+    }
+
+    /// `--config DIR`, else `$BGTASK_CONFIG_DIR`, else `$XDG_CONFIG_HOME/bgtask` (`~/.config/bgtask`).
+    public static func configDirectory(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let flag, !flag.isEmpty { return absolute(flag) }
+        if let value = environment["BGTASK_CONFIG_DIR"], !value.isEmpty { return absolute(value) }
+        if let value = environment["XDG_CONFIG_HOME"], value.hasPrefix("/") { return "\(value)/bgtask" }
+        return "\(home(environment))/.config/bgtask"
+    }
+
+    private static func home(_ environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
+        return "/tmp"
+    }
+
+    private static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+}
+
+/// Checks that a state directory is the user's own and private.
+public enum StateDirectoryCheck {
+    /// Creates the directory (0700) when missing, then refuses it unless it is a real directory
+    /// owned by the current user and closed to group and others.
+    public static func prepare(_ path: String) throws(StateError) {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            guard errno == ENOENT else { throw .system(operation: "cannot stat", path: path, errno: errno) }
+            try createWithParents(path)
+            guard lstat(path, &info) == 0 else { throw .system(operation: "cannot stat", path: path, errno: errno) }
+        }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            throw .unsafeDirectory("state directory \(path) is a symbolic link; point --state at the real directory")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .unsafeDirectory("state directory \(path) is not a directory")
+        }
+        guard info.st_uid == geteuid() else {
+            throw .unsafeDirectory("state directory \(path) is owned by uid \(info.st_uid), not by you (uid \(geteuid()))")
+        }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            throw .unsafeDirectory(String(format: "state directory %@ is open to group or others (mode %04o); run: chmod 700 %@", path, mode, path))
+        }
+    }
+
+    private static func createWithParents(_ path: String) throws(StateError) {
+        let parent = StateFiles.directoryName(of: path)
+        if parent != path, !StateFiles.exists(parent) {
+            // Parents get the usual 0755 minus umask; only the state directory itself must be private.
+            do {
+                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            } catch {
+                throw .system(operation: "cannot create directory", path: parent, errno: EACCES)
+            }
+        }
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw .system(operation: "cannot create directory", path: path, errno: errno)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Everything in a state directory, read at one moment: what `bgctl list`, `bgtop` and the
+/// scheduler at start-up see.
+public struct StateSnapshot: Sendable {
+    /// A state file that could not be used, and why. The scheduler quarantines these.
+    public struct UnreadableFile: Sendable, Hashable {
+        public var path: String
+        public var reason: String
+    }
+
+    public var requests: [PendingRequest] = []
+    public var tasks: [LaunchedTask] = []
+    public var apps: [AppRecord] = []
+    public var transfers: [TransferRecord] = []
+    public var conditions: ConditionsRecord?
+    public var heartbeat: DaemonHeartbeat?
+    public var unreadable: [UnreadableFile] = []
+
+    public init() {}
+
+    /// Reads the state directory. Missing folders are empty; bad files are listed in `unreadable`.
+    public static func load(_ paths: StatePaths) -> StateSnapshot {
+        var snapshot = StateSnapshot()
+        snapshot.requests = snapshot.loadPerApp(paths.requests, as: PendingRequest.self) { $0.key }
+        snapshot.tasks = snapshot.loadPerApp(paths.tasks, as: LaunchedTask.self) { $0.key }
+        snapshot.transfers = snapshot.loadPerApp(paths.transfers, as: TransferRecord.self) { $0.key }
+        snapshot.apps = snapshot.loadFlat(paths.apps, as: AppRecord.self) { $0.id }
+        snapshot.conditions = snapshot.loadOptional(paths.conditions, as: ConditionsRecord.self)
+        snapshot.heartbeat = snapshot.loadOptional(paths.heartbeat, as: DaemonHeartbeat.self)
+        return snapshot
+    }
+
+    private mutating func loadPerApp<T: Decodable>(_ directory: String, as type: T.Type,
+                                                    key: (T) -> TaskKey) -> [T] {
+        var values: [T] = []
+        for appName in names(directory) {
+            let appDirectory = "\(directory)/\(appName)"
+            guard let app = try? Identifier(validating: appName) else {
+                unreadable.append(UnreadableFile(path: appDirectory, reason: "'\(appName)' is not a valid app identifier"))
+                continue
+            }
+            for name in names(appDirectory) {
+                let path = "\(appDirectory)/\(name)"
+                guard let value = decodeFile(path, as: type) else { continue }
+                let expected = "\(key(value).identifier).json"
+                if key(value).app != app || name != expected {
+                    unreadable.append(UnreadableFile(path: path, reason: "contents name \(key(value)), which belongs elsewhere"))
+                    continue
+                }
+                values.append(value)
+            }
+        }
+        return values
+    }
+
+    private mutating func loadFlat<T: Decodable>(_ directory: String, as type: T.Type, id: (T) -> Identifier) -> [T] {
+        var values: [T] = []
+        for name in names(directory) {
+            let path = "\(directory)/\(name)"
+            guard let value = decodeFile(path, as: type) else { continue }
+            guard name == "\(id(value)).json" else {
+                unreadable.append(UnreadableFile(path: path, reason: "contents name \(id(value)), which belongs elsewhere"))
+                continue
+            }
+            values.append(value)
+        }
+        return values
+    }
+
+    private mutating func loadOptional<T: Decodable>(_ path: String, as type: T.Type) -> T? {
+        guard StateFiles.exists(path) else { return nil }
+        return decodeFile(path, as: type)
+    }
+
+    private mutating func names(_ directory: String) -> [String] {
+        do {
+            return try StateFiles.names(in: directory)
+        } catch {
+            unreadable.append(UnreadableFile(path: directory, reason: error.description))
+            return []
+        }
+    }
+
+    private mutating func decodeFile<T: Decodable>(_ path: String, as type: T.Type) -> T? {
+        do {
+            return try JSONFormat.decode(type, from: try StateFiles.read(path))
+        } catch {
+            unreadable.append(UnreadableFile(path: path, reason: error.description))
+            return nil
+        }
+    }
+}

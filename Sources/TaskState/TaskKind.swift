@@ -1,0 +1,30 @@
+/// The kinds of background work, named as in `list --json` and the state files.
+public enum TaskKind: String, Codable, Sendable, CaseIterable, Comparable {
+    /// `BGAppRefreshTaskRequest`: a short refresh around `earliestBeginDate`.
+    case appRefresh
+    /// `BGProcessingTaskRequest`: deferrable maintenance, run when the machine is idle.
+    case processing
+    /// `beginBackgroundTask`: a running app finishing what the user started. Never pending.
+    case finishing
+
+    /// The manifest background mode that allows this kind, if it needs one.
+    public var requiredBackgroundMode: BackgroundMode? {
+        switch self {
+        case .appRefresh: return .fetch
+        case .processing: return .processing
+        case .finishing: return nil
+        }
+    }
+
+    public static func < (lhs: TaskKind, rhs: TaskKind) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// Background modes an app declares in its manifest (`UIBackgroundModes`).
+public enum BackgroundMode: String, Codable, Sendable, CaseIterable {
+    /// Allows app refresh requests.
+    case fetch
+    /// Allows processing requests.
+    case processing
+}
