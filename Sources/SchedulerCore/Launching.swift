@@ -82,7 +82,10 @@ extension SchedulerState {
                 launchID: plan.launchID, startedAt: now, deadline: now.addingTimeInterval(settings.budget(for: request.kind)),
                 expirationSignal: plan.manifest.expirationSignal)
             setTask(task)
-            let late = request.earliestBeginDate.map { String(format: ", %.1f s after its earliest begin date", now.timeIntervalSince($0)) } ?? ""
+            let late = request.earliestBeginDate.flatMap { earliest -> String? in
+                guard !plan.simulated, now >= earliest else { return nil }
+                return String(format: ", %.1f s after its earliest begin date", now.timeIntervalSince(earliest))
+            } ?? ""
             record(Event(time: now, type: .launched, app: plan.app, identifier: request.identifier, kind: request.kind,
                          pid: pid, command: plan.simulated ? request.commandID : nil, reason: plan.reason,
                          message: "\(plan.app): launched pid \(pid) for \(request.identifier) (\(plan.reason), budget \(Int(settings.budget(for: request.kind))) s\(late))"))

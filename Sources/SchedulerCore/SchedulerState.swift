@@ -32,6 +32,8 @@ public struct SchedulerState: Sendable {
             self.conditions.overrides = stored.overrides
             self.conditions.effective = stored.overrides.applied(to: self.conditions.probed)
         }
+        // The fresh probe is always written, so readers see what this scheduler measured.
+        changes.conditions = true
     }
 
     /// Hands over the accumulated changes and starts a fresh set.
@@ -74,7 +76,8 @@ public struct SchedulerState: Sendable {
         changes.conditions = true
     }
 
-    mutating func record(_ event: Event) {
+    /// Adds an event to the next commit.
+    public mutating func record(_ event: Event) {
         changes.events.append(event)
     }
 

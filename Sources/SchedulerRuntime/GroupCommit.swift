@@ -1,0 +1,109 @@
+import Foundation
+import SchedulerCore
+import TaskState
+
+/// Makes a batch of changes durable with one round of syncs, however many files it touches.
+///
+/// The batch's new file contents, removals, events and consumed inbox commands are first written
+/// to `journal.json` (fsync, directory fsync). Then the files are written without syncing, the
+/// events appended, the inbox commands removed, and one `syncfs` flushes it all before the journal
+/// goes. A crash anywhere replays the journal at start-up; replaying is idempotent, and the event
+/// log is cut back to its recorded size first so no event is written twice.
+struct GroupCommit {
+    let paths: StatePaths
+    let settings: SchedulerSettings
+
+    /// What one commit writes. Paths are relative to the state directory.
+    struct Batch: Codable {
+        var format = JSONFormat.version
+        var writes: [Write] = []
+        var removals: [String] = []
+        var events: String = ""
+        var eventLogOffset = 0
+        var consumedCommands: [String] = []
+
+        struct Write: Codable {
+            var path: String
+            var contents: String
+        }
+
+        var isEmpty: Bool { writes.isEmpty && removals.isEmpty && events.isEmpty && consumedCommands.isEmpty }
+    }
+
+    /// Turns the state's changes, outcomes and consumed commands into a batch.
+    func batch(state: SchedulerState, changes: ChangeSet, outcomes: [CommandOutcome], heartbeat: DaemonHeartbeat?,
+               expiredOutcomes: [String], consumedCommands: [String]) throws -> Batch {
+        var batch = Batch()
+        func write<T: Encodable>(_ value: T, _ absolute: String) throws {
+            batch.writes.append(.init(path: relative(absolute), contents: String(decoding: try JSONFormat.encode(value), as: UTF8.self)))
+        }
+        for key in changes.requests.sorted() {
+            if let request = state.requests[key] { try write(request, paths.request(key)) } else { batch.removals.append(relative(paths.request(key))) }
+        }
+        for key in changes.tasks.sorted() {
+            if let task = state.tasks[key] { try write(task, paths.task(key)) } else { batch.removals.append(relative(paths.task(key))) }
+        }
+        for id in changes.apps.sorted() {
+            if let app = state.apps[id] { try write(app, paths.app(id)) } else { batch.removals.append(relative(paths.app(id))) }
+        }
+        if changes.conditions { try write(state.conditions, paths.conditions) }
+        for outcome in outcomes { try write(outcome, paths.outcome(outcome.command)) }
+        for id in expiredOutcomes { batch.removals.append(relative(paths.outcome(id))) }
+        if let heartbeat { try write(heartbeat, paths.heartbeat) }
+        var lines = Data()
+        for event in changes.events { lines.append(try JSONFormat.encodeLine(event)) }
+        batch.events = String(decoding: lines, as: UTF8.self)
+        batch.consumedCommands = consumedCommands.map(relative)
+        return batch
+    }
+
+    /// Journals and applies a batch. When this returns, the batch is durable.
+    func commit(_ batch: Batch) throws {
+        guard !batch.isEmpty else { return }
+        var batch = batch
+        if !batch.events.isEmpty {
+            try EventLog(paths: paths).rotateIfNeeded(maximumBytes: settings.eventLogMaximumBytes, keep: settings.eventLogKeptFiles)
+        }
+        batch.eventLogOffset = StateFiles.size(of: paths.events) ?? 0
+        try StateFiles.write(try JSONFormat.encode(batch), to: paths.journal, durable: true)
+        try apply(batch)
+    }
+
+    /// Replays a journal left by a crash, if there is one. Returns whether one was replayed.
+    func replayJournal() throws -> Bool {
+        guard StateFiles.exists(paths.journal) else { return false }
+        let batch = try JSONFormat.decode(Batch.self, from: try StateFiles.read(paths.journal, maximumSize: 256 << 20))
+        try apply(batch)
+        return true
+    }
+
+    private func apply(_ batch: Batch) throws {
+        for write in batch.writes {
+            let path = try absolute(write.path)
+            try StateFiles.ensureDirectory(StateFiles.directoryName(of: path))
+            try StateFiles.write(Data(write.contents.utf8), to: path, durable: false)
+        }
+        for removal in batch.removals { try StateFiles.remove(try absolute(removal)) }
+        if !batch.events.isEmpty {
+            let log = EventLog(paths: paths)
+            try log.truncate(to: batch.eventLogOffset)
+            try log.append(Data(batch.events.utf8))
+        }
+        for command in batch.consumedCommands { try StateFiles.remove(try absolute(command)) }
+        try StateFiles.syncFileSystem(containing: paths.root)
+        try StateFiles.remove(paths.journal)
+    }
+
+    private func relative(_ path: String) -> String {
+        path.hasPrefix(paths.root + "/") ? String(path.dropFirst(paths.root.count + 1)) : path
+    }
+
+    private func absolute(_ path: String) throws -> String {
+        // A journal is only ever written by this program, but a path that climbs out of the state
+        // directory is refused all the same.
+        guard !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
+            throw StateError.malformed("journal names a path outside the state directory: \(path)")
+        }
+        return "\(paths.root)/\(path)"
+    }
+}

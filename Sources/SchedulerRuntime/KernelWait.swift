@@ -1,0 +1,98 @@
+import CLinuxSupport
+import Foundation
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The scheduler's only way of waiting: one `poll` over a signalfd, an inotify descriptor, a
+/// timerfd armed for the next deadline, and pidfds of adopted processes. Nothing wakes it that
+/// the kernel did not announce.
+final class KernelWait {
+    /// What woke the scheduler.
+    struct Wake {
+        var signals: [Int32] = []
+        var changes: [ChangeWatcher.Change] = []
+        var timer = false
+        var exitedPIDs: [Int32] = []
+    }
+
+    let watcher: ChangeWatcher
+    private let signalDescriptor: Int32
+    private let timerDescriptor: Int32
+    private var pidDescriptors: [Int32: Int32] = [:]
+
+    /// Blocks `signals` for normal delivery and reads them through a signalfd instead.
+    init(signals: [Int32]) throws {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in signals { sigaddset(&mask, signal) }
+        guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else {
+            throw StateError.system(operation: "cannot block signals for", path: "bgtaskd", errno: errno)
+        }
+        signalDescriptor = bg_signalfd(&mask)
+        guard signalDescriptor >= 0 else { throw StateError.system(operation: "cannot create signalfd for", path: "bgtaskd", errno: errno) }
+        timerDescriptor = bg_timerfd_create()
+        guard timerDescriptor >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "bgtaskd", errno: errno) }
+        watcher = try ChangeWatcher()
+    }
+
+    deinit {
+        close(signalDescriptor)
+        close(timerDescriptor)
+        for descriptor in pidDescriptors.values { close(descriptor) }
+    }
+
+    /// Arms the single timer for `date`, or disarms it.
+    func arm(at date: Date?) {
+        guard let date else {
+            bg_timerfd_set_absolute(timerDescriptor, 0, 0)
+            return
+        }
+        let seconds = max(date.timeIntervalSince1970, 0.001)
+        let whole = floor(seconds)
+        bg_timerfd_set_absolute(timerDescriptor, Int64(whole), Int64((seconds - whole) * 1_000_000_000))
+    }
+
+    /// Watches a process that is not our child (adopted after a restart) through a pidfd.
+    func watchExit(of pid: Int32) {
+        guard pidDescriptors[pid] == nil else { return }
+        let descriptor = bg_pidfd_open(pid)
+        if descriptor >= 0 { pidDescriptors[pid] = descriptor }
+    }
+
+    func stopWatchingExit(of pid: Int32) {
+        if let descriptor = pidDescriptors.removeValue(forKey: pid) { close(descriptor) }
+    }
+
+    /// Sleeps until at least one source is ready and reports everything that is.
+    func wait() -> Wake {
+        var entries = [
+            pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        let watched = pidDescriptors.sorted { $0.key < $1.key }
+        for (_, descriptor) in watched { entries.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
+        while poll(&entries, nfds_t(entries.count), -1) < 0 && errno == EINTR {}
+
+        var wake = Wake()
+        if entries[0].revents != 0 {
+            while true {
+                let signal = bg_signalfd_read(signalDescriptor)
+                if signal <= 0 { break }
+                wake.signals.append(signal)
+            }
+        }
+        if entries[1].revents != 0 { wake.changes = watcher.drain() }
+        if entries[2].revents != 0 {
+            bg_timerfd_drain(timerDescriptor)
+            wake.timer = true
+        }
+        for (index, (pid, _)) in watched.enumerated() where entries[3 + index].revents != 0 {
+            wake.exitedPIDs.append(pid)
+            stopWatchingExit(of: pid)
+        }
+        return wake
+    }
+}

@@ -1,0 +1,85 @@
+import CLinuxSupport
+import Foundation
+import SchedulerCore
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts app processes per the launch contract and sends them signals.
+struct ProcessLauncher {
+    let paths: StatePaths
+    let configDirectory: String
+
+    /// A started process.
+    struct Launched {
+        var pid: Int32
+        var startTicks: UInt64?
+    }
+
+    /// Runs the manifest's executable in its own process group, with the `BGTASK_*` environment,
+    /// stdin from /dev/null and output appended to `logs/<app>.log`.
+    func launch(_ plan: LaunchPlan) -> Result<Launched, SchedulerError> {
+        let manifest = plan.manifest
+        var environment = ProcessInfo.processInfo.environment
+        environment["BGTASK_STATE_DIR"] = paths.root
+        environment["BGTASK_CONFIG_DIR"] = configDirectory
+        environment["BGTASK_APP_ID"] = plan.app.rawValue
+        environment["BGTASK_LAUNCH_REASON"] = plan.reason
+        environment["BGTASK_LAUNCH_ID"] = plan.launchID
+        environment["BGTASK_TASK_IDS"] = plan.requests.map(\.identifier.rawValue).joined(separator: " ")
+        environment["BGTASK_TASK_KINDS"] = plan.requests.map(\.kind.rawValue).joined(separator: " ")
+
+        let logPath = paths.appLog(plan.app)
+        let log = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        defer { if log >= 0 { close(log) } }
+
+        let arguments = [manifest.executable] + manifest.arguments
+        let environmentList = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let rc = withCStrings(arguments) { argv in
+            withCStrings(environmentList) { envp in
+                bg_spawn(&pid, manifest.executable, argv, envp, log, log)
+            }
+        }
+        guard rc == 0 else {
+            return .failure(.launchFailed("cannot start \(manifest.executable): \(String(cString: strerror(rc)))"))
+        }
+        return .success(Launched(pid: pid, startTicks: Self.startTicks(of: pid)))
+    }
+
+    /// The process's start time in clock ticks since boot, from `/proc/<pid>/stat` field 22.
+    static func startTicks(of pid: Int32) -> UInt64? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        // The command name (field 2) may hold spaces and parentheses; fields resume after the last ')'.
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // fields[0] is field 3 (state), so field 22 is fields[19].
+        guard fields.count > 19 else { return nil }
+        return UInt64(fields[19])
+    }
+
+    /// Whether the task's process still runs and is the same process (not a reused pid).
+    static func isAlive(_ task: LaunchedTask) -> Bool {
+        guard kill(task.pid, 0) == 0 || errno == EPERM else { return false }
+        guard let expected = task.processStartTicks else { return true }
+        return startTicks(of: task.pid) == expected
+    }
+
+    /// Sends a signal; a process that is already gone is not an error.
+    static func send(_ signal: Int32, toProcess pid: Int32, group: Int32?) -> Bool {
+        if let group, group > 1 {
+            return kill(-group, signal) == 0
+        }
+        guard pid > 1 else { return false }
+        return kill(pid, signal) == 0
+    }
+
+    private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { for pointer in pointers { free(pointer) } }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

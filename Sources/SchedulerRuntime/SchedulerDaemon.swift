@@ -1,0 +1,324 @@
+import Foundation
+import Logging
+import SchedulerCore
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bgtaskd`: the only writer of the state directory.
+///
+/// One thread, one loop: wait on the kernel (``KernelWait``), apply what woke it (signals, inbox
+/// commands, manifest changes, the timer), let the policy decide, carry out its process actions,
+/// commit every change in one group commit, and arm the timer for the next deadline.
+public final class SchedulerDaemon {
+    /// Why the daemon cannot start.
+    public enum StartError: Error, CustomStringConvertible {
+        case state(String)
+        case settings(SettingsError)
+        case lock(StateLock.Failure)
+
+        public var description: String {
+            switch self {
+            case .state(let message): return message
+            case .settings(let error): return "bad settings file \(error)"
+            case .lock(let failure): return failure.description
+            }
+        }
+    }
+
+    public static let version = "0.1.0"
+
+    let paths: StatePaths
+    let configDirectory: String
+    let settings: SchedulerSettings
+    let logger: Logger
+    let probe: ConditionsProbe
+    private let lock: StateLock
+    private let wait: KernelWait
+    private let committer: GroupCommit
+    private let launcher: ProcessLauncher
+    private var state: SchedulerState
+    private let startedAt: Date
+    private var outcomeExpiry: [(Date, String)] = []
+    private var pendingOutcomes: [CommandOutcome] = []
+    private var consumedCommands: [String] = []
+    private var children: Set<Int32> = []
+    private var lastProbe: Date
+    private var stopping = false
+
+    /// Takes the lock, recovers from a crash if needed, loads state and adopts live tasks.
+    public init(stateDirectory: String, configDirectory: String, logger: Logger,
+                probe: ConditionsProbe = ConditionsProbe(), now: Date = Date()) throws(StartError) {
+        paths = StatePaths(root: stateDirectory)
+        self.configDirectory = configDirectory
+        self.logger = logger
+        self.probe = probe
+        startedAt = now
+        lastProbe = now
+        do {
+            settings = try SchedulerSettings.load(configDirectory: configDirectory)
+        } catch {
+            throw .settings(error)
+        }
+        do {
+            try StateDirectoryCheck.prepare(paths.root)
+        } catch {
+            throw .state(error.description)
+        }
+        do {
+            lock = try StateLock.acquire(paths)
+        } catch {
+            throw .lock(error)
+        }
+        committer = GroupCommit(paths: paths, settings: settings)
+        launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory)
+        do {
+            for directory in paths.directories { try StateFiles.ensureDirectory(directory) }
+            try StateFiles.ensureDirectory(configDirectory)
+            try StateFiles.ensureDirectory("\(configDirectory)/apps")
+            wait = try KernelWait(signals: [SIGCHLD, SIGTERM, SIGINT, SIGHUP])
+            try wait.watcher.watch(paths.inboxNew, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR))
+            try wait.watcher.watch("\(configDirectory)/apps")
+        } catch {
+            throw .state("\(error)")
+        }
+        var recoveryEvents: [Event] = []
+        do {
+            if try committer.replayJournal() {
+                logger.notice("replayed the journal of an interrupted commit")
+            }
+        } catch {
+            let moved = try? Quarantine(paths: paths).isolate(paths.journal, reason: "\(error)", now: now)
+            recoveryEvents.append(Event(time: now, type: .quarantined, reason: "journal",
+                                        message: "journal.json could not be replayed (\(error)); moved to \(moved ?? "?")"))
+        }
+        let reading = probe.read(idleLoadAverage: settings.idleLoadAverage, lowPowerBatteryPercent: settings.lowPowerBatteryPercent)
+        let conditions = ConditionsRecord(probed: reading.conditions, batteryPercent: reading.batteryPercent,
+                                          loadAverage: reading.loadAverage, probedAt: now)
+        let snapshot = StateSnapshot.load(paths)
+        state = SchedulerState(settings: settings, catalog: ManifestCatalog(), snapshot: snapshot, conditions: conditions)
+        for file in snapshot.unreadable {
+            recoveryEvents.append(quarantine(file.path, reason: file.reason, now: now))
+        }
+        for event in recoveryEvents { logger.warning("\(event.message)") }
+        state.record(Event(time: now, type: .daemonStarted, pid: getpid(),
+                           message: "bgtaskd \(Self.version) started (pid \(getpid())) on \(paths.root)"))
+        for event in recoveryEvents { state.record(event) }
+        state.updateCatalog(ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
+        state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
+        for pid in state.watchedPIDs { wait.watchExit(of: pid) }
+        loadOutcomeExpiry(now: now)
+    }
+
+    /// Runs until SIGTERM or SIGINT. Returns the exit status.
+    public func run() -> Int32 {
+        do {
+            try turn(Date(), wake: KernelWait.Wake())
+            while !stopping {
+                let wake = wait.wait()
+                try turn(Date(), wake: wake)
+            }
+            let now = Date()
+            state.record(Event(time: now, type: .daemonStopped, pid: getpid(),
+                               message: "bgtaskd stopped; \(state.tasks.count) running task(s) left to finish on their own"))
+            try commit(now: now, nextWake: nil)
+            logger.info("stopped")
+            return 0
+        } catch {
+            logger.critical("stopping: \(error)")
+            return 1
+        }
+    }
+
+    // MARK: - One turn of the loop
+
+    private func turn(_ now: Date, wake: KernelWait.Wake) throws {
+        for signal in wake.signals {
+            switch signal {
+            case SIGCHLD: reapChildren(now: now)
+            case SIGHUP: reloadManifests(now: now)
+            default:
+                logger.info("received signal \(signal), stopping")
+                stopping = true
+            }
+        }
+        for pid in wake.exitedPIDs { state.processExited(pid: pid, status: "exited", now: now) }
+        if wake.changes.contains(where: { $0.directory.hasSuffix("/apps") || $0.directory.isEmpty }) {
+            reloadManifests(now: now)
+        }
+        if state.isWaitingOnConditions(at: now) && now.timeIntervalSince(lastProbe) >= settings.conditionsRecheckSeconds {
+            probeConditions(now: now)
+        }
+        // Commands are taken in batches; each batch is one group commit.
+        var more = true
+        while more {
+            more = try applyInboxBatch(now: Date())
+            try decideAndCommit(now: Date())
+        }
+    }
+
+    /// Applies up to one batch of inbox commands. Returns whether more are waiting.
+    private func applyInboxBatch(now: Date) throws -> Bool {
+        let inbox = Inbox(paths: paths)
+        let batchSize = 1024
+        let names = try inbox.waiting(limit: batchSize + 1)
+        for name in names.prefix(batchSize) {
+            let path = inbox.path(of: name)
+            let stem = String(name.dropLast(".json".count))
+            if StateFiles.exists(paths.outcome(stem)) {
+                // Applied before a crash that came between the outcome and the inbox removal.
+                consumedCommands.append(path)
+                continue
+            }
+            let command: Command
+            do {
+                command = try inbox.read(name)
+                guard command.id == stem else {
+                    throw StateError.malformed("command id '\(command.id)' does not match its file name")
+                }
+            } catch {
+                state.record(quarantine(path, reason: "\(error)", now: now, type: .commandRejected))
+                if Command.isValidID(stem) {
+                    queueOutcome(CommandOutcome(command: stem, type: nil, appliedAt: now,
+                                                error: .init(name: "invalidCommand", message: "\(error)")), now: now)
+                }
+                continue
+            }
+            var result = state.apply(command, now: now)
+            if let plan = result.launch {
+                switch launch(plan, now: now) {
+                case .success(let pid): result.outcome.message = "launched \(plan.app) (pid \(pid)) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
+                case .failure(let error): result.outcome.error = error.refusal
+                }
+            }
+            if case .simulateExpiration = command.action {
+                execute(state.expire(at: now))
+            }
+            queueOutcome(result.outcome, now: now)
+            consumedCommands.append(path)
+        }
+        return names.count > batchSize
+    }
+
+    /// Lets the policy act on time (expiry, kills, due launches), then commits.
+    private func decideAndCommit(now: Date) throws {
+        execute(state.expire(at: now))
+        for plan in state.dueLaunches(at: now) { _ = launch(plan, now: now) }
+        var nextWake = state.nextWake(after: now)
+        if state.isWaitingOnConditions(at: now) {
+            let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)
+            nextWake = min(nextWake ?? probeAt, probeAt)
+        }
+        try commit(now: now, nextWake: nextWake)
+        wait.arm(at: nextWake)
+    }
+
+    private func commit(now: Date, nextWake: Date?) throws {
+        let changes = state.takeChanges()
+        var expired: [String] = []
+        while let first = outcomeExpiry.first, first.0 <= now {
+            expired.append(first.1)
+            outcomeExpiry.removeFirst()
+        }
+        if changes.isEmpty && pendingOutcomes.isEmpty && consumedCommands.isEmpty && expired.isEmpty { return }
+        let heartbeat = DaemonHeartbeat(pid: getpid(), version: Self.version, startedAt: startedAt, updatedAt: now,
+                                        nextWakeAt: nextWake, configDirectory: configDirectory)
+        let batch = try committer.batch(state: state, changes: changes, outcomes: pendingOutcomes, heartbeat: heartbeat,
+                                        expiredOutcomes: expired, consumedCommands: consumedCommands)
+        do {
+            try committer.commit(batch)
+        } catch let error as StateError where error.isNoSpace {
+            // Nothing was lost: the commands are still in the inbox and the journal (if written)
+            // replays at the next start. Stop rather than run on with state that is not on disk.
+            logger.critical("the disk is full: \(error)")
+            throw error
+        }
+        pendingOutcomes.removeAll()
+        consumedCommands.removeAll()
+    }
+
+    // MARK: - Processes
+
+    private func launch(_ plan: LaunchPlan, now: Date) -> Result<Int32, SchedulerError> {
+        switch launcher.launch(plan) {
+        case .success(let launched):
+            children.insert(launched.pid)
+            state.recordLaunch(plan, pid: launched.pid, processGroup: launched.pid, processStartTicks: launched.startTicks, now: now)
+            logger.info("launched \(plan.app) pid \(launched.pid) for \(plan.requests.map(\.identifier.rawValue))")
+            return .success(launched.pid)
+        case .failure(let error):
+            state.recordLaunchFailure(plan, reason: error.message, now: now)
+            logger.error("\(error)")
+            return .failure(error)
+        }
+    }
+
+    private func execute(_ actions: [ProcessAction]) {
+        for action in actions {
+            switch action {
+            case .notifyExpiration(let pid, let signal, _):
+                _ = ProcessLauncher.send(SignalName.number(of: signal) ?? SIGUSR1, toProcess: pid, group: nil)
+            case .kill(let pid, let group, _):
+                _ = ProcessLauncher.send(SIGKILL, toProcess: pid, group: group)
+                if group == nil { _ = ProcessLauncher.send(SIGKILL, toProcess: pid, group: nil) }
+            }
+        }
+    }
+
+    private func reapChildren(now: Date) {
+        var status: Int32 = 0
+        while true {
+            let pid = waitpid(-1, &status, WNOHANG)
+            if pid <= 0 { break }
+            children.remove(pid)
+            state.processExited(pid: pid, status: Self.describe(status: status), now: now)
+        }
+    }
+
+    static func describe(status: Int32) -> String {
+        let signal = status & 0x7f
+        if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
+        return "was killed by signal \(signal)"
+    }
+
+    // MARK: - Manifests, conditions, quarantine, outcomes
+
+    private func reloadManifests(now: Date) {
+        state.updateCatalog(ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
+    }
+
+    private func probeConditions(now: Date) {
+        let reading = probe.read(idleLoadAverage: settings.idleLoadAverage, lowPowerBatteryPercent: settings.lowPowerBatteryPercent)
+        lastProbe = now
+        state.updateProbedConditions(reading.conditions, batteryPercent: reading.batteryPercent,
+                                     loadAverage: reading.loadAverage, now: now)
+    }
+
+    private func quarantine(_ path: String, reason: String, now: Date, type: Event.Kind = .quarantined) -> Event {
+        do {
+            let target = try Quarantine(paths: paths).isolate(path, reason: reason, now: now)
+            logger.warning("quarantined \(path): \(reason)")
+            return Event(time: now, type: type, reason: reason, message: "\(path): \(reason); moved to \(target)")
+        } catch {
+            return Event(time: now, type: type, reason: reason, message: "\(path): \(reason); could not move it: \(error)")
+        }
+    }
+
+    private func queueOutcome(_ outcome: CommandOutcome, now: Date) {
+        pendingOutcomes.append(outcome)
+        outcomeExpiry.append((now.addingTimeInterval(settings.outcomeRetentionSeconds), outcome.command))
+    }
+
+    private func loadOutcomeExpiry(now: Date) {
+        let names = (try? StateFiles.names(in: paths.outcomes)) ?? []
+        for name in names where name.hasSuffix(".json") {
+            var info = stat()
+            let path = "\(paths.outcomes)/\(name)"
+            guard lstat(path, &info) == 0 else { continue }
+            let written = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+            outcomeExpiry.append((written.addingTimeInterval(settings.outcomeRetentionSeconds), String(name.dropLast(5))))
+        }
+        outcomeExpiry.sort { $0.0 < $1.0 }
+    }
+}

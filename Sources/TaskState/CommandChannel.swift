@@ -1,0 +1,54 @@
+import Foundation
+
+/// How programs other than the scheduler ask it for something: write a command into the inbox,
+/// then wait for its outcome (when a scheduler is running to give one).
+public struct CommandChannel: Sendable {
+    public let paths: StatePaths
+
+    public init(paths: StatePaths) {
+        self.paths = paths
+    }
+
+    /// What became of a sent command.
+    public enum Delivery: Sendable, Equatable {
+        /// The scheduler applied it (or refused it: see the outcome's `error`).
+        case applied(CommandOutcome)
+        /// No scheduler is running; the command is durable in the inbox and will be applied at start.
+        case queued
+        /// A scheduler is running but did not answer in time; the command stays in the inbox.
+        case noAnswer
+    }
+
+    /// The pid of the running scheduler, or `nil`.
+    public var schedulerPID: Int32? { StateLock.holder(paths) }
+
+    /// Makes the command durable, then waits up to `timeout` for the outcome when a scheduler runs.
+    public func send(_ command: Command, timeout: TimeInterval = 10) throws(StateError) -> Delivery {
+        try StateDirectoryCheck.prepare(paths.root)
+        try StateFiles.ensureDirectory(paths.outcomes)
+        // Watch before writing, so an answer that comes at once is not missed.
+        let watcher = try ChangeWatcher()
+        try watcher.watch(paths.outcomes, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR))
+        try Inbox(paths: paths).enqueue(command)
+        guard schedulerPID != nil else { return .queued }
+        return waitForOutcome(of: command.id, watcher: watcher, timeout: timeout)
+    }
+
+    /// Waits for `outcomes/<id>.json` to appear and reads it.
+    public func waitForOutcome(of id: String, watcher: ChangeWatcher, timeout: TimeInterval) -> Delivery {
+        let deadline = Date().addingTimeInterval(timeout)
+        let path = paths.outcome(id)
+        while true {
+            if let data = try? StateFiles.read(path), let outcome = try? JSONFormat.decode(CommandOutcome.self, from: data) {
+                return .applied(outcome)
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { return .noAnswer }
+            if watcher.wait(timeout: remaining) { _ = watcher.drain() }
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import SchedulerCore
+import TaskState
+
+struct Apps: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "App manifests, whether each app is enabled, its throttle state, and manifest errors.")
+
+    @OptionGroup var locations: LocationOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    struct Entry: Encodable {
+        var id: Identifier
+        var executable: String
+        var backgroundModes: [BackgroundMode]
+        var permittedIdentifiers: [Identifier]
+        var enabled: Bool
+        var throttleLevel: Int
+        var throttledUntil: Date?
+        var launchCount: Int
+        var killCount: Int
+    }
+
+    struct Report: Encodable {
+        var apps: [Entry]
+        var manifestErrors: [ManifestProblem]
+    }
+
+    func run() throws {
+        let now = Date()
+        let catalog = ManifestCatalog.load(from: locations.appsDirectory)
+        let records = Dictionary(StateSnapshot.load(locations.paths).apps.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let entries = catalog.manifests.values.sorted { $0.id < $1.id }.map { manifest in
+            let record = records[manifest.id] ?? AppRecord(id: manifest.id)
+            return Entry(id: manifest.id, executable: manifest.executable, backgroundModes: manifest.backgroundModes,
+                         permittedIdentifiers: manifest.permittedIdentifiers, enabled: record.enabled,
+                         throttleLevel: record.throttleLevel, throttledUntil: record.throttledUntil,
+                         launchCount: record.launchCount, killCount: record.killCount)
+        }
+        if json {
+            try printJSON(Report(apps: entries, manifestErrors: catalog.problems))
+            return
+        }
+        var table = TextTable("APP", "ENABLED", "MODES", "THROTTLE", "LAUNCHES", "KILLS", "EXECUTABLE")
+        for entry in entries {
+            let throttle = entry.throttledUntil.flatMap { $0 > now ? "level \(entry.throttleLevel), \(DurationText.until($0, from: now))" : nil } ?? "-"
+            table.add(entry.id.rawValue, entry.enabled ? "yes" : "no", entry.backgroundModes.map(\.rawValue).joined(separator: ","),
+                      throttle, "\(entry.launchCount)", "\(entry.killCount)", entry.executable)
+        }
+        print(entries.isEmpty ? "no apps in \(locations.appsDirectory)" : table.render())
+        if !catalog.problems.isEmpty {
+            print("\nMANIFEST ERRORS (\(catalog.problems.count))")
+            for problem in catalog.problems { print("\(problem.file): \(problem.reason)") }
+        }
+    }
+}
+
+struct AppSwitch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app", abstract: "Switch background work on or off for an app: app enable|disable APP.")
+
+    enum Action: String, ExpressibleByArgument, CaseIterable { case enable, disable }
+
+    @OptionGroup var locations: LocationOptions
+    @Argument(help: "enable or disable.") var action: Action
+    @Argument(help: "The app's identifier.") var app: String
+
+    func run() throws {
+        try CommandSender(locations: locations).send(.setAppEnabled(app: try identifier(app, "app"), enabled: action == .enable))
+    }
+}
+
+struct ConditionsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conditions",
+        abstract: "Show conditions, or override them for testing: conditions set power=ac|battery network=up|down idle=yes|no lowpower=on|off; conditions clear.")
+
+    @OptionGroup var locations: LocationOptions
+    @Argument(help: "Nothing, 'set KEY=VALUE...' or 'clear'.") var words: [String] = []
+    @Flag(help: "Print JSON.") var json = false
+
+    static let values: [Conditions.Name: [String: Bool]] = [
+        .power: ["ac": true, "battery": false],
+        .network: ["up": true, "down": false],
+        .idle: ["yes": true, "no": false],
+        .lowpower: ["on": true, "off": false],
+    ]
+
+    func parseOverrides(_ assignments: ArraySlice<String>) throws -> ConditionOverrides {
+        var overrides = ConditionOverrides()
+        guard !assignments.isEmpty else { throw ValidationError("conditions set needs KEY=VALUE, like power=battery") }
+        for assignment in assignments {
+            let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let name = Conditions.Name(rawValue: parts[0]), let table = Self.values[name] else {
+                throw ValidationError("bad condition '\(assignment)': keys are power, network, idle, lowpower")
+            }
+            guard let value = table[parts[1]] else {
+                throw ValidationError("bad value for \(name.rawValue): use \(table.keys.sorted().joined(separator: " or "))")
+            }
+            overrides[name] = value
+        }
+        return overrides
+    }
+
+    func run() throws {
+        switch words.first {
+        case nil:
+            guard let record = StateSnapshot.load(locations.paths).conditions else {
+                printError("no conditions recorded yet in \(locations.paths.root): start bgtaskd")
+                throw BGCtl.Exit.notRunning
+            }
+            if json {
+                try printJSON(record)
+            } else {
+                print(ConditionsDescription.describe(record))
+            }
+        case "set":
+            try CommandSender(locations: locations).send(.setConditions(try parseOverrides(words.dropFirst())))
+        case "clear":
+            guard words.count == 1 else { throw ValidationError("conditions clear takes no values") }
+            try CommandSender(locations: locations).send(.clearConditions)
+        case let word?:
+            throw ValidationError("unknown conditions action '\(word)': use set or clear")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+
+/// `bgctl`: everything `bgtop` can do, from the command line.
+@main
+struct BGCtl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bgctl",
+        abstract: "Drive and inspect the background-task scheduler (bgtaskd).",
+        discussion: """
+        Exit codes: 0 done, 1 refused by the scheduler, 2 bad usage, 3 scheduler not running where one is needed.
+        """,
+        version: "0.1.0",
+        subcommands: [
+            Status.self, List.self, Submit.self, Cancel.self, SimulateLaunch.self, SimulateExpiration.self,
+            Complete.self, BeginFinishing.self, Apps.self, AppSwitch.self, ConditionsCommand.self, Events.self,
+        ])
+
+    /// Exit codes of the contract.
+    enum Exit {
+        static let refused = ExitCode(1)
+        static let usage = ExitCode(2)
+        static let notRunning = ExitCode(3)
+    }
+
+    /// Parses and runs, mapping every failure to one line on stderr and the contract's exit codes.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help and --version.
+                self.exit(withError: error)
+            }
+            let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            printError(message)
+            Foundation.exit(Exit.usage.rawValue)
+        }
+    }
+}
+
+/// Writes `bgctl: <message>` to stderr.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("bgctl: \(message)\n".utf8))
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import SchedulerCore
+import TaskState
+
+/// Sends commands the way the contract says: durable before returning; the outcome printed when
+/// a scheduler runs; checked against the current state and refused at once when none runs.
+struct CommandSender {
+    let locations: LocationOptions
+    var timeout: TimeInterval = 10
+
+    /// Sends `action` and prints the outcome. Throws the contract's exit code on refusal.
+    @discardableResult
+    func send(_ action: CommandAction, needsScheduler: Bool = false, quiet: Bool = false) throws -> CommandOutcome? {
+        let paths = locations.paths
+        let channel = CommandChannel(paths: paths)
+        let now = Date()
+        let command = Command(issuedAt: now, issuerPID: getpid(), action: action)
+        if channel.schedulerPID == nil {
+            if needsScheduler {
+                printError("bgtaskd is not running for \(paths.root); \(action.name.rawValue) needs a running scheduler")
+                throw BGCtl.Exit.notRunning
+            }
+            // Check it now against what is on disk, so a command that would be refused is refused
+            // here and does not sit in the inbox.
+            if let refusal = try offlineCheck(command, now: now) {
+                printError("\(refusal.name): \(refusal.message)")
+                throw BGCtl.Exit.refused
+            }
+        }
+        let delivery: CommandChannel.Delivery
+        do {
+            delivery = try channel.send(command, timeout: timeout)
+        } catch {
+            printError(error.description)
+            throw ExitCode.failure
+        }
+        switch delivery {
+        case .applied(let outcome):
+            if let error = outcome.error {
+                printError("\(error.name): \(error.message)")
+                throw BGCtl.Exit.refused
+            }
+            if !quiet, let message = outcome.message { print(message) }
+            return outcome
+        case .queued:
+            print("queued: bgtaskd is not running; the command will be applied when it starts")
+            return nil
+        case .noAnswer:
+            printError("bgtaskd did not answer within \(Int(timeout)) s; the command stays queued in \(paths.inboxNew)")
+            throw BGCtl.Exit.notRunning
+        }
+    }
+
+    private func offlineCheck(_ command: Command, now: Date) throws -> CommandOutcome.Refusal? {
+        let settings: SchedulerSettings
+        do {
+            settings = try SchedulerSettings.load(configDirectory: locations.configDirectory)
+        } catch {
+            printError("bad settings file \(error)")
+            throw ExitCode.failure
+        }
+        let snapshot = StateSnapshot.load(locations.paths)
+        let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)
+        var state = SchedulerState(settings: settings, catalog: ManifestCatalog.load(from: locations.appsDirectory),
+                                   snapshot: snapshot, conditions: conditions)
+        return state.apply(command, now: now).outcome.error
+    }
+}

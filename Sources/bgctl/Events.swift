@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Events: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The event log: launches, completions, expirations, kills, refusals, quarantines.")
+
+    @OptionGroup var locations: LocationOptions
+    @Flag(help: "Keep printing new events as they happen (like tail -F).") var follow = false
+    @Flag(help: "Print the events as JSON Lines.") var json = false
+    @Option(help: "How many recent events to print first.") var limit = 20
+
+    func run() throws {
+        let paths = locations.paths
+        let recent = EventLog(paths: paths).recent(limit: max(0, limit))
+        for event in recent.events { try emit(event) }
+        guard follow else { return }
+        try followLog(paths)
+    }
+
+    private func emit(_ event: Event) throws {
+        if json {
+            FileHandle.standardOutput.write(try JSONFormat.encodeLine(event))
+        } else {
+            let time = JSONFormat.string(from: event.time)
+            let line = "\(time)  \(event.type.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0))\(event.message)\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+    }
+
+    /// Reads new lines as they are appended; on rotation, finishes the old file before opening
+    /// the new one, so nothing is missed. Waits on inotify, never polls.
+    private func followLog(_ paths: StatePaths) throws {
+        try StateFiles.ensureDirectory(paths.root)
+        let watcher = try ChangeWatcher()
+        try watcher.watch(paths.root, mask: UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_ONLYDIR))
+        var descriptor = open(paths.events, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if descriptor >= 0 { lseek(descriptor, 0, SEEK_END) }
+        var pending = Data()
+        func drain() throws {
+            guard descriptor >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(descriptor, &buffer, buffer.count)
+                if n <= 0 { break }
+                pending.append(contentsOf: buffer[0..<n])
+            }
+            guard let lastNewline = pending.lastIndex(of: 0x0A) else { return }
+            let complete = pending[pending.startIndex...lastNewline]
+            for event in EventLog.decodeLines(Data(complete)).events { try emit(event) }
+            pending = Data(pending[pending.index(after: lastNewline)...])
+        }
+        while true {
+            _ = watcher.wait(timeout: nil)
+            let changes = watcher.drain()
+            try drain()
+            let rotated = changes.contains { $0.name == "events.jsonl" && $0.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 }
+            if rotated || descriptor < 0 {
+                let fresh = open(paths.events, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                if fresh >= 0 {
+                    if descriptor >= 0 { close(descriptor) }
+                    descriptor = fresh
+                    pending = Data()
+                    try drain()
+                }
+            }
+        }
+    }
+}

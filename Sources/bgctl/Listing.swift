@@ -1,0 +1,76 @@
+import Foundation
+import SchedulerCore
+import TaskState
+
+/// The documented `bgctl list --json` schema (docs/cli.md). Fields are only ever added.
+struct Listing: Encodable {
+    struct Request: Encodable {
+        var app: Identifier
+        var identifier: Identifier
+        var kind: TaskKind
+        var earliestBeginDate: Date?
+        var requiresNetworkConnectivity: Bool
+        var requiresExternalPower: Bool
+        var submittedAt: Date
+        var blockers: [Blocker]
+    }
+
+    struct Task: Encodable {
+        var app: Identifier
+        var identifier: Identifier
+        var kind: TaskKind
+        var state: LaunchedTask.State
+        var pid: Int32
+        var startedAt: Date
+        var deadline: Date
+        var simulated: Bool
+        var launchReason: String
+        var remainingSeconds: Double
+        var expiringSince: Date?
+        var killDeadline: Date?
+        var name: String?
+    }
+
+    struct Transfer: Encodable {
+        var app: Identifier
+        var identifier: Identifier
+        var state: TransferRecord.State
+        var direction: TransferRecord.Direction
+        var url: String
+        var bytesTransferred: Int64
+        var bytesExpected: Int64?
+    }
+
+    var format = JSONFormat.version
+    var generatedAt: Date
+    var requests: [Request]
+    var tasks: [Task]
+    var transfers: [Transfer]
+    var unreadableFiles: [String]
+
+    /// Builds the listing from a snapshot, with blockers computed by the scheduler's own policy.
+    init(snapshot: StateSnapshot, settings: SchedulerSettings, catalog: ManifestCatalog, now: Date) {
+        let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)
+        let state = SchedulerState(settings: settings, catalog: catalog, snapshot: snapshot, conditions: conditions)
+        generatedAt = now
+        requests = snapshot.requests.sorted { $0.key < $1.key }.map { request in
+            Request(app: request.app, identifier: request.identifier, kind: request.kind,
+                    earliestBeginDate: request.earliestBeginDate,
+                    requiresNetworkConnectivity: request.requiresNetworkConnectivity,
+                    requiresExternalPower: request.requiresExternalPower, submittedAt: request.submittedAt,
+                    blockers: state.blockers(for: request, at: now))
+        }
+        tasks = snapshot.tasks.sorted { $0.key < $1.key }.map { task in
+            Task(app: task.app, identifier: task.identifier, kind: task.kind, state: task.state, pid: task.pid,
+                 startedAt: task.startedAt, deadline: task.deadline, simulated: task.simulated,
+                 launchReason: task.launchReason, remainingSeconds: task.remaining(at: now),
+                 expiringSince: task.expiringSince, killDeadline: task.killDeadline, name: task.name)
+        }
+        transfers = snapshot.transfers.sorted { $0.key < $1.key }.map { transfer in
+            Transfer(app: transfer.app, identifier: transfer.identifier, state: transfer.state,
+                     direction: transfer.direction, url: transfer.url, bytesTransferred: transfer.bytesTransferred,
+                     bytesExpected: transfer.bytesExpected)
+        }
+        unreadableFiles = snapshot.unreadable.map(\.path)
+    }
+}

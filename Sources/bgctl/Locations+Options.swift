@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import TaskState
+
+/// `--state` and `--config`, shared by every subcommand.
+struct LocationOptions: ParsableArguments {
+    @Option(name: .long, help: "The state directory (default: $BGTASK_STATE_DIR, else $XDG_STATE_HOME/bgtask).")
+    var state: String?
+
+    @Option(name: .long, help: "The config directory (default: $BGTASK_CONFIG_DIR, else $XDG_CONFIG_HOME/bgtask).")
+    var config: String?
+
+    var paths: StatePaths { StatePaths(root: Locations.stateDirectory(flag: state)) }
+    var configDirectory: String { Locations.configDirectory(flag: config) }
+    var appsDirectory: String { "\(configDirectory)/apps" }
+}
+
+/// Parses an identifier argument, or fails as bad usage with the reason.
+func identifier(_ text: String, _ what: String) throws -> Identifier {
+    do {
+        return try Identifier(validating: text)
+    } catch {
+        throw ValidationError("bad \(what): \(error.description)")
+    }
+}
+
+/// Writes JSON for `--json` output.
+func printJSON<T: Encodable>(_ value: T) throws {
+    FileHandle.standardOutput.write(try JSONFormat.encode(value))
+}

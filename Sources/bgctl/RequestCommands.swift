@@ -1,0 +1,150 @@
+import ArgumentParser
+import Foundation
+import TaskState
+
+/// The kinds as typed on the command line.
+enum KindArgument: String, ExpressibleByArgument, CaseIterable {
+    case refresh, processing
+
+    var kind: TaskKind { self == .refresh ? .appRefresh : .processing }
+}
+
+struct Submit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Submit a task request (BGTaskScheduler.submit). Replaces a pending request with the same identifier.")
+
+    @OptionGroup var locations: LocationOptions
+    @Option(help: "The app's identifier.") var app: String
+    @Option(help: "The task identifier (one of the app's permittedIdentifiers).") var id: String
+    @Option(help: "refresh (BGAppRefreshTaskRequest) or processing (BGProcessingTaskRequest).") var kind: KindArgument
+    @Option(help: "earliestBeginDate: an ISO 8601 date (2026-11-22T12:00:00Z) or +SECONDS from now.") var earliest: String?
+    @Flag(help: "Processing only: wait for a network connection.") var requiresNetwork = false
+    @Flag(help: "Processing only: wait for external power.") var requiresPower = false
+
+    func validate() throws {
+        if kind == .refresh && (requiresNetwork || requiresPower) {
+            throw ValidationError("--requires-network and --requires-power apply to processing requests only")
+        }
+    }
+
+    func run() throws {
+        let request = SubmitRequest(
+            app: try identifier(app, "app"), identifier: try identifier(id, "identifier"), kind: kind.kind,
+            earliestBeginDate: try earliest.map { try parseEarliest($0, now: Date()) },
+            requiresNetworkConnectivity: requiresNetwork, requiresExternalPower: requiresPower)
+        try CommandSender(locations: locations).send(.submit(request))
+    }
+}
+
+/// `+SECONDS` from now, or an ISO 8601 date.
+func parseEarliest(_ text: String, now: Date) throws -> Date {
+    if text.hasPrefix("+") {
+        guard let seconds = Double(text.dropFirst()), seconds.isFinite, seconds >= 0 else {
+            throw ValidationError("bad --earliest '\(text)': expected +SECONDS, like +90")
+        }
+        return now.addingTimeInterval(seconds)
+    }
+    guard let date = JSONFormat.date(from: text) else {
+        throw ValidationError("bad --earliest '\(text)': expected an ISO 8601 date like 2026-11-22T12:00:00Z, or +SECONDS")
+    }
+    return date
+}
+
+struct Cancel: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Cancel a pending request (cancel(taskRequestWithIdentifier:)) or all of an app's (--all).")
+
+    @OptionGroup var locations: LocationOptions
+    @Option(help: "The app's identifier.") var app: String
+    @Option(help: "The task identifier to cancel.") var id: String?
+    @Flag(help: "Cancel every pending request of the app.") var all = false
+
+    func validate() throws {
+        if (id == nil) == (!all) { throw ValidationError("give either --id ID or --all") }
+    }
+
+    func run() throws {
+        let appID = try identifier(app, "app")
+        if all {
+            try CommandSender(locations: locations).send(.cancelAll(app: appID))
+        } else if let id {
+            try CommandSender(locations: locations).send(.cancel(app: appID, identifier: try identifier(id, "identifier")))
+        }
+    }
+}
+
+struct SimulateLaunch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate-launch",
+        abstract: "Launch a pending request now, ignoring its date and constraints (_simulateLaunchForTaskWithIdentifier:).")
+
+    @OptionGroup var locations: LocationOptions
+    @Argument(help: "The task identifier.") var id: String
+    @Option(help: "The app, when several apps use the identifier.") var app: String?
+
+    func run() throws {
+        try CommandSender(locations: locations).send(
+            .simulateLaunch(identifier: try identifier(id, "identifier"), app: try app.map { try identifier($0, "app") }),
+            needsScheduler: true)
+    }
+}
+
+struct SimulateExpiration: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate-expiration",
+        abstract: "Make a running task expire now, through the real expiry path (_simulateExpirationForTaskWithIdentifier:).")
+
+    @OptionGroup var locations: LocationOptions
+    @Argument(help: "The task identifier.") var id: String
+    @Option(help: "The app, when several apps use the identifier.") var app: String?
+
+    func run() throws {
+        try CommandSender(locations: locations).send(
+            .simulateExpiration(identifier: try identifier(id, "identifier"), app: try app.map { try identifier($0, "app") }),
+            needsScheduler: true)
+    }
+}
+
+/// The app a task command is for: `--app`, else `$BGTASK_APP_ID` (set for launched apps).
+func appFromEnvironment(_ flag: String?) throws -> Identifier {
+    guard let text = flag ?? ProcessInfo.processInfo.environment["BGTASK_APP_ID"] else {
+        throw ValidationError("give --app, or run inside a launched app where BGTASK_APP_ID is set")
+    }
+    return try identifier(text, "app")
+}
+
+struct Complete: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Finish a running task (setTaskCompleted(success:)).")
+
+    @OptionGroup var locations: LocationOptions
+    @Argument(help: "The task identifier.") var id: String
+    @Option(help: "The app (default: $BGTASK_APP_ID).") var app: String?
+    @Flag(help: "Whether the work succeeded.") var outcome: CompletionFlag
+
+    enum CompletionFlag: EnumerableFlag {
+        case success, failure
+    }
+
+    func run() throws {
+        try CommandSender(locations: locations).send(
+            .complete(app: try appFromEnvironment(app), identifier: try identifier(id, "identifier"), success: outcome == .success))
+    }
+}
+
+struct BeginFinishing: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "begin-finishing",
+        abstract: "Ask for time to finish user work (beginBackgroundTask); prints the task identifier to complete.")
+
+    @OptionGroup var locations: LocationOptions
+    @Option(help: "The app (default: $BGTASK_APP_ID).") var app: String?
+    @Option(help: "A name for the work, shown in listings.") var name: String?
+    @Option(help: "The process doing the work (default: the process that runs bgctl).") var pid: Int32?
+
+    func run() throws {
+        let outcome = try CommandSender(locations: locations).send(
+            .beginFinishing(app: try appFromEnvironment(app), name: name, pid: pid ?? getppid()), quiet: true)
+        if let identifier = outcome?.identifier { print(identifier) }
+    }
+}
