@@ -51,9 +51,10 @@ let package = Package(
         ),
         .testTarget(name: "TaskStateTests", dependencies: ["TaskState"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
+        // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TaskState", "SchedulerCore"]
+            dependencies: ["TaskState", "SchedulerCore", "bgtaskd", "bgctl"]
         ),
     ]
 )

@@ -74,6 +74,9 @@ int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
     if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
+    // Nothing else the daemon has open leaks into apps (an inherited pipe would keep a reader of
+    // that pipe waiting for as long as the app lives).
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 
     rc = posix_spawn(pid, path, &actions, &attr, argv, envp);
     posix_spawn_file_actions_destroy(&actions);

@@ -26,7 +26,12 @@ final class KernelWait {
     init(signals: [Int32]) throws {
         var mask = sigset_t()
         sigemptyset(&mask)
-        for signal in signals { sigaddset(&mask, signal) }
+        for signal in signals {
+            sigaddset(&mask, signal)
+            // An inherited SIG_IGN would make the kernel discard the signal (and, for SIGCHLD,
+            // reap children behind our back) before the signalfd could see it.
+            Glibc.signal(signal, SIG_DFL)
+        }
         guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else {
             throw StateError.system(operation: "cannot block signals for", path: "bgtaskd", errno: errno)
         }

@@ -27,7 +27,7 @@ int bg_syncfs(int fd);
 int bg_pidfd_open(pid_t pid);
 
 /// posix_spawn in a new process group, with an empty signal mask, default signal handlers and
-/// stdin from /dev/null. Returns 0 or an errno value.
+/// stdin from /dev/null and no descriptors beyond 0-2. Returns 0 or an errno value.
 int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
              int stdout_fd, int stderr_fd);
 
