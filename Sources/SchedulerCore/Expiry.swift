@@ -54,11 +54,16 @@ extension SchedulerState {
             let sharing = tasks.values.filter { $0.pid == task.pid }.sorted { $0.key < $1.key }
             for victim in sharing {
                 removeTask(victim.key)
+                let why = victim.key == task.key
+                    ? "\(victim.identifier) did not complete within its grace period"
+                    : "\(victim.identifier) ended with its process because \(task.identifier) overran"
                 record(Event(time: now, type: .killed, app: victim.app, identifier: victim.identifier, kind: victim.kind,
-                             pid: victim.pid, reason: "overran",
-                             message: "\(victim.app): killed pid \(victim.pid): \(victim.identifier) did not complete within its grace period"))
+                             pid: victim.pid, reason: victim.key == task.key ? "overran" : "sharedProcess",
+                             message: "\(victim.app): killed pid \(victim.pid): \(why)"))
             }
-            actions.append(.kill(pid: task.pid, processGroup: task.processGroup, tasks: sharing.map(\.key)))
+            // Finishing tasks carry no group; a launch in the same process does.
+            let group = sharing.lazy.compactMap(\.processGroup).first
+            actions.append(.kill(pid: task.pid, processGroup: group, tasks: sharing.map(\.key)))
             throttle(task.app, now: now)
         }
         return actions
@@ -76,13 +81,28 @@ extension SchedulerState {
     }
 
     /// A process the scheduler watches has exited; its unfinished tasks end with it.
-    public mutating func processExited(pid: Int32, status: String, now: Date) {
+    ///
+    /// A process that died of the expiration signal itself had no handler for it: that is an
+    /// overrun like any other, and the app is throttled.
+    public mutating func processExited(pid: Int32, status: String, signal: Int32? = nil, now: Date) {
+        var overranApp: Identifier?
         for task in tasks.values.sorted(by: { $0.key < $1.key }) where task.pid == pid {
             removeTask(task.key)
+            if task.state == .expiring, let signal, SignalName.number(of: task.expirationSignal) == signal {
+                overranApp = task.app
+            }
             record(Event(time: now, type: .exited, app: task.app, identifier: task.identifier, kind: task.kind, pid: pid,
                          reason: status,
                          message: "\(task.app): pid \(pid) \(status) without completing \(task.identifier)"))
         }
+        if let overranApp { throttle(overranApp, now: now) }
+    }
+
+    /// Records which process a task's pid is (its start time), so a reused pid is never mistaken for it.
+    public mutating func recordProcessIdentity(of key: TaskKey, startTicks: UInt64?) {
+        guard var task = tasks[key], task.processStartTicks == nil, let startTicks else { return }
+        task.processStartTicks = startTicks
+        setTask(task)
     }
 
     /// After a scheduler restart: tasks whose process still runs are adopted with their deadlines;

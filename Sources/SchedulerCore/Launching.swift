@@ -77,7 +77,8 @@ extension SchedulerState {
         for request in plan.requests {
             removeRequest(request.key)
             let task = LaunchedTask(
-                app: plan.app, identifier: request.identifier, kind: request.kind, launchReason: plan.reason,
+                app: plan.app, identifier: request.identifier, kind: request.kind,
+                launchReason: plan.simulated ? plan.reason : request.kind.rawValue,
                 simulated: plan.simulated, pid: pid, processGroup: processGroup, processStartTicks: processStartTicks,
                 launchID: plan.launchID, startedAt: now, deadline: now.addingTimeInterval(settings.budget(for: request.kind)),
                 expirationSignal: plan.manifest.expirationSignal)
@@ -96,10 +97,11 @@ extension SchedulerState {
         setApp(record)
     }
 
-    /// The process for `plan` could not be started: the requests are consumed and the failure logged.
+    /// The process for `plan` could not be started: the failure is logged and the requests are
+    /// consumed, except for a simulated launch, which is refused and changes nothing.
     public mutating func recordLaunchFailure(_ plan: LaunchPlan, reason: String, now: Date) {
         for request in plan.requests {
-            removeRequest(request.key)
+            if !plan.simulated { removeRequest(request.key) }
             record(Event(time: now, type: .launchFailed, app: plan.app, identifier: request.identifier, kind: request.kind,
                          reason: plan.reason, message: "\(plan.app): could not launch \(plan.manifest.executable): \(reason)"))
         }

@@ -91,7 +91,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         guard StateFiles.exists(path) else { return SchedulerSettings() }
         let settings: SchedulerSettings
         do {
-            let data = try StateFiles.read(path, maximumSize: 1 << 20)
+            let data = try StateFiles.read(path, maximumSize: 1 << 20, followingLinks: true)
             if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
                 let known = Set(CodingKeys.allCases.map(\.rawValue))
                 if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {

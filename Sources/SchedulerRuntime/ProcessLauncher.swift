@@ -48,23 +48,28 @@ struct ProcessLauncher {
         return .success(Launched(pid: pid, startTicks: Self.startTicks(of: pid)))
     }
 
-    /// The process's start time in clock ticks since boot, from `/proc/<pid>/stat` field 22.
-    static func startTicks(of pid: Int32) -> UInt64? {
+    /// The process's state letter and start time in clock ticks since boot, from `/proc/<pid>/stat`
+    /// (fields 3 and 22).
+    static func processStat(of pid: Int32) -> (state: Character, startTicks: UInt64?)? {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         // The command name (field 2) may hold spaces and parentheses; fields resume after the last ')'.
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // fields[0] is field 3 (state), so field 22 is fields[19].
-        guard fields.count > 19 else { return nil }
-        return UInt64(fields[19])
+        guard let state = fields.first?.first else { return nil }
+        return (state, fields.count > 19 ? UInt64(fields[19]) : nil)
     }
 
-    /// Whether the task's process still runs and is the same process (not a reused pid).
+    static func startTicks(of pid: Int32) -> UInt64? { processStat(of: pid)?.startTicks }
+
+    /// Whether the task's process still runs and is the same process (not a reused pid, not a
+    /// zombie waiting for a parent that does not reap).
     static func isAlive(_ task: LaunchedTask) -> Bool {
-        guard kill(task.pid, 0) == 0 || errno == EPERM else { return false }
+        guard kill(task.pid, 0) == 0 || errno == EPERM, let stat = processStat(of: task.pid) else { return false }
+        if stat.state == "Z" || stat.state == "X" { return false }
         guard let expected = task.processStartTicks else { return true }
-        return startTicks(of: task.pid) == expected
+        return stat.startTicks == expected
     }
 
     /// Sends a signal; a process that is already gone is not an error.

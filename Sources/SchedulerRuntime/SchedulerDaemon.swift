@@ -109,6 +109,18 @@ public final class SchedulerDaemon {
         state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
         for pid in state.watchedPIDs { wait.watchExit(of: pid) }
         loadOutcomeExpiry(now: now)
+        removeAbandonedInboxFiles(now: now)
+    }
+
+    /// A writer that died between creating `inbox/tmp/<id>` and renaming it never acknowledged
+    /// the command; after an hour the half-written file is removed.
+    private func removeAbandonedInboxFiles(now: Date) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: paths.inboxTemporary)) ?? [] {
+            let path = "\(paths.inboxTemporary)/\(name)"
+            var info = stat()
+            guard lstat(path, &info) == 0, now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec) > 3600 else { continue }
+            try? StateFiles.remove(path)
+        }
     }
 
     /// Runs until SIGTERM or SIGINT. Returns the exit status.
@@ -147,7 +159,9 @@ public final class SchedulerDaemon {
         if wake.changes.contains(where: { $0.directory.hasSuffix("/apps") || $0.directory.isEmpty }) {
             reloadManifests(now: now)
         }
-        if state.isWaitingOnConditions(at: now) && now.timeIntervalSince(lastProbe) >= settings.conditionsRecheckSeconds {
+        // Awake anyway: refresh a reading that has grown old, so new requests are judged on
+        // current conditions. (The timer only asks for this while a request waits on them.)
+        if now.timeIntervalSince(lastProbe) >= settings.conditionsRecheckSeconds {
             probeConditions(now: now)
         }
         // Commands are taken in batches; each batch is one group commit.
@@ -194,6 +208,13 @@ public final class SchedulerDaemon {
             }
             if case .simulateExpiration = command.action {
                 execute(state.expire(at: now))
+            }
+            if case .beginFinishing(_, _, let pid) = command.action, let identifier = result.outcome.identifier,
+               case .beginFinishing(let app, _, _) = command.action, !children.contains(pid) {
+                // Not our child: its exit is learnt through a pidfd, not SIGCHLD.
+                state.recordProcessIdentity(of: TaskKey(app: app, identifier: identifier),
+                                            startTicks: ProcessLauncher.startTicks(of: pid))
+                wait.watchExit(of: pid)
             }
             queueOutcome(result.outcome, now: now)
             consumedCommands.append(path)
@@ -272,7 +293,8 @@ public final class SchedulerDaemon {
             let pid = waitpid(-1, &status, WNOHANG)
             if pid <= 0 { break }
             children.remove(pid)
-            state.processExited(pid: pid, status: Self.describe(status: status), now: now)
+            let signal = status & 0x7f
+            state.processExited(pid: pid, status: Self.describe(status: status), signal: signal == 0 ? nil : signal, now: now)
         }
     }
 

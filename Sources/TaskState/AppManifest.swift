@@ -95,7 +95,7 @@ public struct ManifestCatalog: Sendable, Equatable {
         }
         let manifest: AppManifest
         do {
-            manifest = try JSONFormat.decode(AppManifest.self, from: try StateFiles.read(path, maximumSize: 1 << 20))
+            manifest = try JSONFormat.decode(AppManifest.self, from: try StateFiles.read(path, maximumSize: 1 << 20, followingLinks: true))
         } catch {
             return problem(error.description)
         }

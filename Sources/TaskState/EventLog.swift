@@ -53,11 +53,16 @@ public struct EventLog: Sendable {
 
     /// The last `limit` events, oldest first, across the current and rotated files.
     /// Lines that do not decode are skipped and counted.
-    public func recent(limit: Int, keep: Int = 9) -> (events: [Event], unreadable: Int) {
+    public func recent(limit: Int) -> (events: [Event], unreadable: Int) {
         var collected: [Event] = []
         var unreadable = 0
         var files = [paths.events]
-        for generation in 1...max(1, keep) { files.append(paths.rotatedEvents(generation)) }
+        // Rotated files are numbered without gaps; the first missing one ends the list.
+        var generation = 1
+        while StateFiles.exists(paths.rotatedEvents(generation)) {
+            files.append(paths.rotatedEvents(generation))
+            generation += 1
+        }
         for file in files {
             guard collected.count < limit, let data = try? StateFiles.read(file, maximumSize: 256 << 20) else { continue }
             let (events, bad) = Self.decodeLines(data)

@@ -15,7 +15,7 @@ public struct Identifier: Hashable, Comparable, Sendable, CustomStringConvertibl
     public init(validating text: String) throws(IdentifierError) {
         if text.isEmpty { throw .empty }
         let bytes = Array(text.utf8)
-        if bytes.count > Self.maximumLength { throw .tooLong(text.count) }
+        if bytes.count > Self.maximumLength { throw .tooLong(bytes.count) }
         if bytes.first == UInt8(ascii: ".") { throw .leadingDot(text) }
         for byte in bytes where !Self.isAllowed(byte) {
             throw .forbiddenCharacter(text, Self.describe(byte))
@@ -82,7 +82,7 @@ public enum IdentifierError: Error, Equatable, Sendable, CustomStringConvertible
         case .empty:
             return "identifier is empty"
         case .tooLong(let count):
-            return "identifier is \(count) characters long; at most \(Identifier.maximumLength) are allowed"
+            return "identifier is \(count) bytes long; at most \(Identifier.maximumLength) are allowed"
         case .leadingDot(let text):
             return "identifier '\(text)' starts with '.'"
         case .forbiddenCharacter(let text, let what):

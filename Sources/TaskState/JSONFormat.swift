@@ -9,9 +9,16 @@ public enum JSONFormat {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
     private static let withoutFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt)
 
-    /// `2026-11-22T10:00:00.250Z`.
+    /// `2026-11-22T10:00:00.250Z`, rounded to the nearest millisecond so that reading a date and
+    /// writing it again gives the same text.
     public static func string(from date: Date) -> String {
-        withFraction.format(date)
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let whole = seconds.remainder < 0 ? seconds.quotient - 1 : seconds.quotient
+        let fraction = seconds.remainder < 0 ? seconds.remainder + 1000 : seconds.remainder
+        var text = withoutFraction.format(Date(timeIntervalSince1970: TimeInterval(whole)))
+        text.removeLast()
+        return text + "." + String(repeating: "0", count: 3 - String(fraction).count) + String(fraction) + "Z"
     }
 
     /// Parses an ISO 8601 date with or without fractional seconds; `nil` when it does not parse.

@@ -15,9 +15,10 @@ public enum StateFiles {
     /// No state file this program writes comes near this size; a larger one is foreign.
     public static let maximumFileSize = 16 << 20
 
-    /// Reads a whole regular file, refusing symbolic links and oversized files.
-    public static func read(_ path: String, maximumSize: Int = maximumFileSize) throws(StateError) -> Data {
-        let raw = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    /// Reads a whole regular file, refusing oversized files and, unless `followingLinks` (config
+    /// files, which people manage with symlinks), symbolic links.
+    public static func read(_ path: String, maximumSize: Int = maximumFileSize, followingLinks: Bool = false) throws(StateError) -> Data {
+        let raw = open(path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         guard raw >= 0 else {
             if errno == ELOOP { throw .symbolicLink(path) }
             throw .system(operation: "cannot open", path: path, errno: errno)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,12 +10,17 @@ import Glibc
 /// is answered by asking who holds the lock; no heartbeat polling is needed.
 public final class StateLock: Sendable {
     private let descriptor: Int32
+    private let path: String
 
-    private init(descriptor: Int32) {
+    private init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
+        self.path = path
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        Self.heldHere.withLock { _ = $0.remove(path) }
+        close(descriptor)
+    }
 
     /// Why the lock could not be taken.
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
@@ -33,10 +39,13 @@ public final class StateLock: Sendable {
 
     /// Takes the lock or says who holds it.
     public static func acquire(_ paths: StatePaths) throws(Failure) -> StateLock {
+        // Checked before opening: closing a second descriptor would drop the lock already held.
+        if heldHere.withLock({ $0.contains(paths.lock) }) { throw .held(by: getpid(), path: paths.root) }
         let fd = open(paths.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw .state(.system(operation: "cannot open", path: paths.lock, errno: errno))
         }
+
         var request = flock()
         request.l_type = Int16(F_WRLCK)
         request.l_whence = Int16(SEEK_SET)
@@ -48,11 +57,17 @@ public final class StateLock: Sendable {
             }
             throw .state(.system(operation: "cannot lock", path: paths.lock, errno: code))
         }
-        return StateLock(descriptor: fd)
+        heldHere.withLock { _ = $0.insert(paths.lock) }
+        return StateLock(descriptor: fd, path: paths.lock)
     }
+
+    /// Lock files this process holds. POSIX locks belong to the process and any `close` of the
+    /// file drops them, so ``holder(_:)`` must not open a file this process has locked.
+    private static let heldHere = Mutex<Set<String>>([])
 
     /// The pid of the process holding the lock, or `nil` when no scheduler is running.
     public static func holder(_ paths: StatePaths) -> Int32? {
+        if heldHere.withLock({ $0.contains(paths.lock) }) { return getpid() }
         let fd = open(paths.lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

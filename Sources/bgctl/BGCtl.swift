@@ -8,7 +8,8 @@ struct BGCtl: ParsableCommand {
         commandName: "bgctl",
         abstract: "Drive and inspect the background-task scheduler (bgtaskd).",
         discussion: """
-        Exit codes: 0 done, 1 refused by the scheduler, 2 bad usage, 3 scheduler not running where one is needed.
+        Exit codes: 0 done, 1 refused by the scheduler, 2 bad usage, 3 scheduler not running where one is needed,
+        4 the state or config directory cannot be used here (unsafe, unreadable, disk full).
         """,
         version: "0.1.0",
         subcommands: [
@@ -21,6 +22,7 @@ struct BGCtl: ParsableCommand {
         static let refused = ExitCode(1)
         static let usage = ExitCode(2)
         static let notRunning = ExitCode(3)
+        static let localFailure = ExitCode(4)
     }
 
     /// Parses and runs, mapping every failure to one line on stderr and the contract's exit codes.

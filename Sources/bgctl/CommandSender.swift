@@ -33,7 +33,7 @@ struct CommandSender {
             delivery = try channel.send(command, timeout: timeout)
         } catch {
             printError(error.description)
-            throw ExitCode.failure
+            throw BGCtl.Exit.localFailure
         }
         switch delivery {
         case .applied(let outcome):
@@ -58,7 +58,7 @@ struct CommandSender {
             settings = try SchedulerSettings.load(configDirectory: locations.configDirectory)
         } catch {
             printError("bad settings file \(error)")
-            throw ExitCode.failure
+            throw BGCtl.Exit.localFailure
         }
         let snapshot = StateSnapshot.load(locations.paths)
         let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)

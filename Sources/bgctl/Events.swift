@@ -19,6 +19,14 @@ struct Events: ParsableCommand {
         let recent = EventLog(paths: paths).recent(limit: max(0, limit))
         for event in recent.events { try emit(event) }
         guard follow else { return }
+        // A parent may hand us a blocked or ignored SIGINT/SIGTERM; following forever must still end on them.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
+            sigaddset(&mask, signal)
+            Glibc.signal(signal, SIG_DFL)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
         try followLog(paths)
     }
 
@@ -27,7 +35,7 @@ struct Events: ParsableCommand {
             FileHandle.standardOutput.write(try JSONFormat.encodeLine(event))
         } else {
             let time = JSONFormat.string(from: event.time)
-            let line = "\(time)  \(event.type.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0))\(event.message)\n"
+            let line = "\(time)  \(event.type.rawValue.padding(toLength: 19, withPad: " ", startingAt: 0))\(event.message)\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
     }

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct DaemonLifecycleTests {
+    @Test func aSecondSchedulerOnTheSameStateRefusesToStart() throws {
+        let env = try TestEnvironment()
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let second = try env.run(TestEnvironment.binaries + "/bgtaskd", ["--state", env.state, "--config", env.config])
+        #expect(second.status == 1)
+        #expect(second.stderr == "bgtaskd: another bgtaskd (pid \(daemon.pid)) is already running for \(env.state)\n")
+    }
+
+    @Test func sigtermStopsCleanlyAndStatusSaysSo() throws {
+        let env = try TestEnvironment()
+        let daemon = try env.startDaemon()
+        let up = try env.bgctl("status")
+        #expect(up.stdout.hasPrefix("scheduler: running (pid \(daemon.pid))"))
+        #expect(daemon.stop() == 0)
+        #expect(env.events(.daemonStopped).count == 1)
+        #expect(!FileManager.default.fileExists(atPath: env.paths.journal))
+        let down = try env.bgctl("status", "--json")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(down.stdout.utf8)) as? [String: Any])
+        #expect(report["running"] as? Bool == false)
+    }
+
+    @Test func anIdleSchedulerDoesNotWakeUp() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.idle", identifiers: ["com.example.idle.refresh"], script: "exit 0\n")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        // A request an hour away: the only wake-up due is its timer.
+        #expect(try env.bgctl("submit", "--app", "com.example.idle", "--id", "com.example.idle.refresh", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        usleep(200_000)
+        let before = contextSwitches(of: daemon.pid)
+        usleep(2_000_000)
+        let after = contextSwitches(of: daemon.pid)
+        #expect(before > 0)
+        #expect(after == before, "bgtaskd woke \(after - before) times in 2 s while idle")
+    }
+
+    @Test func garbageStateFilesAreQuarantinedWithAnEvent() throws {
+        let env = try TestEnvironment()
+        let directory = env.paths.requests + "/com.example.junk"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: directory + "/com.example.junk.x.json"))
+        try FileManager.default.createDirectory(atPath: env.paths.inboxNew, withIntermediateDirectories: true)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: env.paths.inboxNew + "/0000000000000001-0000000000000001.json"))
+        let nul = #"{"id":"0000000000000002-0000000000000002","issuedAt":"2026-11-22T10:00:00Z","type":"cancelAll","app":"a\u0000b"}"#
+        try Data(nul.utf8).write(to: URL(fileURLWithPath: env.paths.inboxNew + "/0000000000000002-0000000000000002.json"))
+
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        try env.waitUntil("the inbox garbage to be handled") { env.events(.commandRejected).count == 2 }
+        #expect(env.events(.quarantined).count == 1)
+        let quarantined = try FileManager.default.contentsOfDirectory(atPath: env.paths.quarantine)
+        #expect(quarantined.filter { $0.hasSuffix(".reason") }.count == 3)
+        #expect(quarantined.contains { $0.hasSuffix("requests__com.example.junk__com.example.junk.x.json") })
+        #expect(!FileManager.default.fileExists(atPath: directory + "/com.example.junk.x.json"))
+        let outcome = try StateFiles.read(env.paths.outcome("0000000000000001-0000000000000001"))
+        #expect(String(decoding: outcome, as: UTF8.self).contains("invalidCommand"))
+        let nulOutcome = String(decoding: try StateFiles.read(env.paths.outcome("0000000000000002-0000000000000002")), as: UTF8.self)
+        #expect(nulOutcome.contains("NUL"), "\(nulOutcome)")
+    }
+
+    @Test func manifestsAreReloadedWhenTheFolderChanges() throws {
+        let env = try TestEnvironment()
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        try env.addApp("com.example.late", identifiers: ["com.example.late.refresh"], script: "exit 0\n")
+        try env.waitUntil("the manifest to load") { env.events(.manifestLoaded).contains { $0.app?.rawValue == "com.example.late" } }
+        #expect(try env.bgctl("submit", "--app", "com.example.late", "--id", "com.example.late.refresh", "--kind", "refresh",
+                              "--earliest", "+60").status == 0)
+
+        try Data(#"{"id": "com.example.broken", "executable": "relative/path", "permittedIdentifiers": [], "backgroundModes": []}"#.utf8)
+            .write(to: URL(fileURLWithPath: env.config + "/apps/com.example.broken.json"))
+        try env.waitUntil("the manifest error") { !env.events(.manifestError).isEmpty }
+        let apps = try env.bgctl("apps")
+        #expect(apps.stdout.contains("com.example.broken.json: executable 'relative/path' is not an absolute path"))
+        #expect(daemon.process.isRunning)
+    }
+
+    @Test func eventsFollowPrintsNewEventsAsTheyHappen() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.follow", identifiers: ["com.example.follow.refresh"], script: "exit 0\n")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let outputPath = env.root + "/follow.out"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: TestEnvironment.binaries + "/bgctl")
+        follower.arguments = ["events", "--follow", "--json", "--limit", "0", "--state", env.state]
+        follower.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        try follower.run()
+        defer { follower.terminate(); follower.waitUntilExit() }
+        usleep(300_000)
+        #expect(try env.bgctl("submit", "--app", "com.example.follow", "--id", "com.example.follow.refresh", "--kind", "refresh",
+                              "--earliest", "+60").status == 0)
+        try env.waitUntil("the follower to print the submit") {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            return text.contains(#""type":"submitted""#)
+        }
+    }
+}
+
+/// Voluntary plus involuntary context switches of every thread of a process.
+func contextSwitches(of pid: Int32) -> Int {
+    let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var total = 0
+    for thread in threads {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8) else { continue }
+        for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches") || line.hasPrefix("nonvoluntary_ctxt_switches") {
+            total += Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
+        }
+    }
+    return total
+}

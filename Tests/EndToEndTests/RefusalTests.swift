@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import TaskState
+
+/// Bad input and refusals: one clear line on stderr, the contract's exit code, no state change.
+@Suite struct RefusalTests {
+    @Test func refusalsFromARunningSchedulerNameTheErrorAndExitOne() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.limits", identifiers: ["com.example.limits.a", "com.example.limits.b"], modes: ["fetch"], script: "exit 0\n")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+
+        let notPermitted = try env.bgctl("submit", "--app", "com.example.limits", "--id", "com.example.other", "--kind", "refresh")
+        #expect(notPermitted.status == 1)
+        #expect(notPermitted.stderr == "bgctl: notPermitted: com.example.other is not in com.example.limits's permittedIdentifiers\n")
+
+        let noMode = try env.bgctl("submit", "--app", "com.example.limits", "--id", "com.example.limits.a", "--kind", "processing")
+        #expect(noMode.status == 1)
+        #expect(noMode.stderr.hasPrefix("bgctl: notPermitted: "))
+
+        #expect(try env.bgctl("submit", "--app", "com.example.limits", "--id", "com.example.limits.a", "--kind", "refresh", "--earliest", "+600").status == 0)
+        #expect(try env.bgctl("submit", "--app", "com.example.limits", "--id", "com.example.limits.a", "--kind", "refresh", "--earliest", "+900").status == 0,
+                "the same identifier replaces")
+        let tooMany = try env.bgctl("submit", "--app", "com.example.limits", "--id", "com.example.limits.b", "--kind", "refresh")
+        #expect(tooMany.status == 1)
+        #expect(tooMany.stderr.hasPrefix("bgctl: tooManyPendingTaskRequests: "))
+
+        let unknownApp = try env.bgctl("submit", "--app", "com.example.nobody", "--id", "com.example.nobody.x", "--kind", "refresh")
+        #expect(unknownApp.status == 1)
+        #expect(unknownApp.stderr.hasPrefix("bgctl: unknownApp: "))
+
+        #expect(try env.bgctl("app", "disable", "com.example.limits").status == 0)
+        let unavailable = try env.bgctl("submit", "--app", "com.example.limits", "--id", "com.example.limits.a", "--kind", "refresh")
+        #expect(unavailable.status == 1)
+        #expect(unavailable.stderr == "bgctl: unavailable: background work is switched off for com.example.limits\n")
+
+        let notRunning = try env.bgctl("simulate-expiration", "com.example.limits.a")
+        #expect(notRunning.status == 1)
+        #expect(notRunning.stderr == "bgctl: noSuchTask: no running task with identifier com.example.limits.a\n")
+
+        let pending = try env.requests()
+        #expect(pending.count == 1)
+        #expect(pending.first?["blockers"] as? [String] == ["earliestBeginDate", "appDisabled"])
+        #expect(env.events(.replaced).count == 1)
+        #expect(env.events(.refused).count == 6)
+    }
+
+    // NUL cannot travel in argv; it is refused in command files (DaemonLifecycleTests) and by Identifier.
+    @Test(arguments: ["../x", "/", "", "a b", String(repeating: "a", count: 129), ".hidden", "com/example"])
+    func malformedIdentifiersAreBadUsage(_ bad: String) throws {
+        let env = try TestEnvironment()
+        let result = try env.bgctl("submit", "--app", bad, "--id", "com.example.x", "--kind", "refresh")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.hasPrefix("bgctl: bad app: identifier"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        let waiting = (try? Inbox(paths: env.paths).waiting()) ?? []
+        #expect(waiting.isEmpty)
+    }
+
+    @Test func badUsageIsOneLineAndExitTwo() throws {
+        let env = try TestEnvironment()
+        let cases: [[String]] = [
+            ["submit", "--app", "com.example.a", "--id", "com.example.a.x", "--kind", "weekly"],
+            ["submit", "--app", "com.example.a", "--id", "com.example.a.x", "--kind", "refresh", "--earliest", "tomorrow"],
+            ["submit", "--app", "com.example.a", "--id", "com.example.a.x", "--kind", "refresh", "--requires-power"],
+            ["cancel", "--app", "com.example.a"],
+            ["conditions", "set", "power=nuclear"],
+            ["frobnicate"],
+        ]
+        for arguments in cases {
+            let result = try env.run(TestEnvironment.binaries + "/bgctl", arguments + ["--state", env.state, "--config", env.config])
+            #expect(result.status == 2, "\(arguments): \(result)")
+            #expect(result.stderr.hasPrefix("bgctl: "), "\(arguments): \(result)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result)")
+        }
+    }
+
+    @Test func withoutASchedulerCommandsAreCheckedThenQueuedAndSimulationsExitThree() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.offline", identifiers: ["com.example.offline.refresh"], script: "exit 0\n")
+
+        let simulate = try env.bgctl("simulate-launch", "com.example.offline.refresh")
+        #expect(simulate.status == 3)
+        #expect(simulate.stderr.contains("bgtaskd is not running"))
+
+        let refused = try env.bgctl("submit", "--app", "com.example.offline", "--id", "com.example.elsewhere", "--kind", "refresh")
+        #expect(refused.status == 1)
+        #expect(try Inbox(paths: env.paths).waiting().isEmpty, "a refused command is not queued")
+
+        let queued = try env.bgctl("submit", "--app", "com.example.offline", "--id", "com.example.offline.refresh", "--kind", "refresh",
+                                   "--earliest", "+600")
+        #expect(queued.status == 0)
+        #expect(queued.stdout.hasPrefix("queued: "))
+        #expect(try Inbox(paths: env.paths).waiting().count == 1)
+
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        try env.waitUntil("the queued submit") { try env.requests().count == 1 }
+        #expect(try Inbox(paths: env.paths).waiting().isEmpty)
+    }
+
+    @Test func aStateDirectoryOpenToOthersIsRefused() throws {
+        let env = try TestEnvironment()
+        chmod(env.state, 0o755)
+        let result = try env.run(TestEnvironment.binaries + "/bgtaskd", ["--state", env.state, "--config", env.config])
+        #expect(result.status == 1)
+        #expect(result.stderr == "bgtaskd: state directory \(env.state) is open to group or others (mode 0755); run: chmod 700 \(env.state)\n")
+    }
+
+    @Test func aBadSettingsFileStopsTheSchedulerWithOneLine() throws {
+        let env = try TestEnvironment()
+        try env.writeSettings(["appRefreshBudgetSeconds": -3])
+        let result = try env.run(TestEnvironment.binaries + "/bgtaskd", ["--state", env.state, "--config", env.config])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("bgtaskd: bad settings file "))
+        #expect(result.stderr.contains("appRefreshBudgetSeconds must be a positive number"))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

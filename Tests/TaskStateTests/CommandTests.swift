@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TaskState
+
+@Suite("Commands on disk")
+struct CommandTests {
+    static let app = ident("com.example.news")
+    static let task = ident("com.example.news.refresh")
+
+    /// One example of every action, with optional fields both set and left out.
+    static let actions: [CommandAction] = [
+        .submit(SubmitRequest(app: app, identifier: task, kind: .appRefresh)),
+        .submit(SubmitRequest(app: app, identifier: ident("db.cleanup"), kind: .processing,
+                              earliestBeginDate: referenceDate.addingTimeInterval(3600.125),
+                              requiresNetworkConnectivity: true, requiresExternalPower: true)),
+        .cancel(app: app, identifier: task),
+        .cancelAll(app: app),
+        .simulateLaunch(identifier: task, app: nil),
+        .simulateLaunch(identifier: task, app: app),
+        .simulateExpiration(identifier: task, app: nil),
+        .simulateExpiration(identifier: task, app: app),
+        .complete(app: app, identifier: task, success: true),
+        .complete(app: app, identifier: task, success: false),
+        .beginFinishing(app: app, name: "send message", pid: 4242),
+        .beginFinishing(app: app, name: nil, pid: 1),
+        .setAppEnabled(app: app, enabled: false),
+        .setAppEnabled(app: app, enabled: true),
+        .setConditions(ConditionOverrides(externalPower: false, network: true)),
+        .setConditions(ConditionOverrides(idle: false, lowPower: true)),
+        .clearConditions,
+    ]
+
+    @Test("every action survives encode and decode", arguments: actions)
+    func roundTrip(_ action: CommandAction) throws {
+        let command = Command(id: Command.newID(at: referenceDate), issuedAt: referenceDate.addingTimeInterval(0.5),
+                              issuerPID: 77, action: action)
+        let data = try JSONFormat.encode(command)
+        let back = try JSONFormat.decode(Command.self, from: data)
+        #expect(back == command)
+        #expect(back.action.name == action.name)
+
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["type"] as? String == action.name.rawValue)
+        #expect(object["format"] as? Int == JSONFormat.version)
+        #expect(object["issuedAt"] as? String == "2026-11-22T10:00:00.500Z")
+    }
+
+    @Test func everyActionNameIsCovered() {
+        let covered = Set(Self.actions.map(\.name.rawValue))
+        let all: Set<String> = ["submit", "cancel", "cancelAll", "simulateLaunch", "simulateExpiration", "complete",
+                                "beginFinishing", "setAppEnabled", "setConditions", "clearConditions"]
+        #expect(covered == all)
+    }
+
+    @Test func aFlatObjectWrittenByHandDecodes() throws {
+        let json = """
+        {"id": "0001-abc", "issuedAt": "2026-11-22T10:00:00Z", "type": "submit",
+         "app": "com.example.news", "identifier": "db.cleanup", "kind": "processing"}
+        """
+        let command = try JSONFormat.decode(Command.self, from: Data(json.utf8))
+        #expect(command.id == "0001-abc")
+        #expect(command.issuedAt == referenceDate)
+        #expect(command.issuerPID == nil)
+        #expect(command.action == .submit(SubmitRequest(app: Self.app, identifier: ident("db.cleanup"), kind: .processing,
+                                                        requiresNetworkConnectivity: false, requiresExternalPower: false)))
+    }
+
+    @Test("a missing field is a decode error naming the field", arguments: [
+        (#"{"id":"c1","issuedAt":"2026-11-22T10:00:00Z","type":"complete","app":"com.a","identifier":"t"}"#, "success"),
+        (#"{"id":"c1","issuedAt":"2026-11-22T10:00:00Z","type":"submit","app":"com.a","identifier":"t"}"#, "kind"),
+        (#"{"id":"c1","issuedAt":"2026-11-22T10:00:00Z","type":"cancel","app":"com.a"}"#, "identifier"),
+        (#"{"id":"c1","issuedAt":"2026-11-22T10:00:00Z","type":"beginFinishing","app":"com.a"}"#, "pid"),
+        (#"{"id":"c1","issuedAt":"2026-11-22T10:00:00Z","type":"setConditions"}"#, "overrides"),
+        (#"{"id":"c1","issuedAt":"2026-11-22T10:00:00Z","type":"cancelAll"}"#, "app"),
+        (#"{"id":"c1","type":"clearConditions"}"#, "issuedAt"),
+    ])
+    func missingField(_ json: String, _ field: String) {
+        #expect(throws: DecodingError.self) { try JSONFormat.decoder().decode(Command.self, from: Data(json.utf8)) }
+        do {
+            _ = try JSONFormat.decode(Command.self, from: Data(json.utf8))
+            Issue.record("decoded without '\(field)'")
+        } catch {
+            #expect(error.description.contains("missing key '\(field)'"), "\(error.description)")
+        }
+    }
+
+    @Test func unknownTypeAndBadIdentifiersAreRefused() {
+        #expect(throws: StateError.self) {
+            try JSONFormat.decode(Command.self, from: Data(#"{"id":"c","issuedAt":"2026-11-22T10:00:00Z","type":"reboot"}"#.utf8))
+        }
+        #expect(throws: StateError.self) {
+            try JSONFormat.decode(Command.self, from: Data(
+                #"{"id":"c","issuedAt":"2026-11-22T10:00:00Z","type":"cancelAll","app":"../../etc"}"#.utf8))
+        }
+    }
+
+    @Test func newIDsSortInIssueOrderAndAreFileNameSafe() {
+        var previous = ""
+        for step in 0..<50 {
+            let id = Command.newID(at: referenceDate.addingTimeInterval(Double(step) * 0.001))
+            #expect(Command.isValidID(id), "\(id)")
+            #expect(id.count == 33)
+            #expect(id > previous)
+            previous = id
+        }
+        #expect(Command.newID(at: referenceDate) != Command.newID(at: referenceDate), "random part differs")
+        #expect(!Command.isValidID(""))
+        #expect(!Command.isValidID("../x"))
+        #expect(!Command.isValidID(String(repeating: "a", count: 65)))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import TaskState
+
+@Suite("JSON conventions")
+struct JSONFormatTests {
+    private struct Stamped: Codable, Equatable {
+        var when: Date
+        var zebra: Int
+        var alpha: String
+    }
+
+    @Test func datesAreISO8601InUTCWithZAndMilliseconds() {
+        #expect(JSONFormat.string(from: referenceDate) == "2026-11-22T10:00:00.000Z")
+        #expect(JSONFormat.string(from: referenceDate.addingTimeInterval(0.25)) == "2026-11-22T10:00:00.250Z")
+    }
+
+    @Test func datesParseWithAndWithoutFraction() {
+        #expect(JSONFormat.date(from: "2026-11-22T10:00:00Z") == referenceDate)
+        #expect(JSONFormat.date(from: "2026-11-22T10:00:00.250Z") == referenceDate.addingTimeInterval(0.25))
+        #expect(JSONFormat.date(from: "22/11/2026") == nil)
+        #expect(JSONFormat.date(from: "") == nil)
+    }
+
+    @Test func encoderWritesSortedKeysAndZuluDates() throws {
+        let value = Stamped(when: referenceDate.addingTimeInterval(1.5), zebra: 1, alpha: "a/b")
+        let text = String(decoding: try JSONFormat.encode(value), as: UTF8.self)
+        #expect(text.contains("\"when\" : \"2026-11-22T10:00:01.500Z\""), "\(text)")
+        #expect(text.contains("\"a/b\""), "slashes are not escaped: \(text)")
+        let alpha = try #require(text.range(of: "\"alpha\""))
+        let when = try #require(text.range(of: "\"when\""))
+        let zebra = try #require(text.range(of: "\"zebra\""))
+        #expect(alpha.lowerBound < when.lowerBound && when.lowerBound < zebra.lowerBound)
+        #expect(text.hasSuffix("}\n"))
+    }
+
+    @Test func roundTripKeepsDates() throws {
+        let dates = [referenceDate, referenceDate.addingTimeInterval(0.125), referenceDate.addingTimeInterval(86_400 * 365.25 + 0.5),
+                     Date(timeIntervalSince1970: 0)]
+        for date in dates {
+            let value = Stamped(when: date, zebra: 2, alpha: "x")
+            let back = try JSONFormat.decode(Stamped.self, from: try JSONFormat.encode(value))
+            #expect(back == value)
+            let line = try JSONFormat.encodeLine(value)
+            #expect(line.last == 0x0A)
+            #expect(!line.dropLast().contains(0x0A), "a log line has no inner newline")
+            #expect(try JSONFormat.decode(Stamped.self, from: line) == value)
+        }
+    }
+
+    /// Every millisecond of a second: the text read from a file must be written back unchanged,
+    /// and a date built from whole milliseconds must be written with those milliseconds.
+    @Test func millisecondsSurviveAReadWriteCycle() throws {
+        var rewritten: [String] = []
+        var misformatted: [String] = []
+        for millisecond in 0..<1000 {
+            let text = String(format: "2027-11-22T16:00:00.%03dZ", millisecond)
+            let date = try #require(JSONFormat.date(from: text))
+            if JSONFormat.string(from: date) != text { rewritten.append("\(text) -> \(JSONFormat.string(from: date))") }
+            let built = Date(timeIntervalSince1970: 1_826_899_200 + Double(millisecond) / 1000)
+            if JSONFormat.string(from: built) != text { misformatted.append("\(text) -> \(JSONFormat.string(from: built))") }
+        }
+        let rewrittenCount = rewritten.count, misformattedCount = misformatted.count
+        #expect(rewrittenCount == 0, "change when read and written back, e.g. \(rewritten.prefix(3).joined(separator: ", "))")
+        #expect(misformattedCount == 0, "lose a millisecond when written, e.g. \(misformatted.prefix(3).joined(separator: ", "))")
+    }
+
+    @Test func badDatesAndBadJSONGiveShortReasons() {
+        let badDate = Data(#"{"when": "yesterday", "zebra": 1, "alpha": "a"}"#.utf8)
+        #expect(throws: StateError.malformed("'yesterday' is not an ISO 8601 date at when")) {
+            try JSONFormat.decode(Stamped.self, from: badDate)
+        }
+        do {
+            _ = try JSONFormat.decode(Stamped.self, from: Data("{not json".utf8))
+            Issue.record("bad JSON decoded")
+        } catch {
+            #expect(error.description.contains("not valid JSON"), "\(error.description)")
+        }
+        #expect(throws: StateError.malformed("missing key 'alpha'")) {
+            try JSONFormat.decode(Stamped.self, from: Data(#"{"when": "2026-11-22T10:00:00Z", "zebra": 1}"#.utf8))
+        }
+        #expect(throws: StateError.malformed("expected Int at zebra")) {
+            try JSONFormat.decode(Stamped.self, from: Data(#"{"when": "2026-11-22T10:00:00Z", "zebra": "1", "alpha": "a"}"#.utf8))
+        }
+    }
+}
