@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "bgtaskd", targets: ["bgtaskd"]),
         .executable(name: "bgctl", targets: ["bgctl"]),
+        .executable(name: "bgtop", targets: ["bgtop"]),
         .library(name: "TaskState", targets: ["TaskState"]),
         .library(name: "SchedulerCore", targets: ["SchedulerCore"]),
     ],
@@ -34,6 +35,22 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // The dashboard: pure view and key handling over a cell grid; no terminal code.
+        .target(name: "Dashboard", dependencies: ["TaskState"]),
+        // ncursesw, wide characters on; the shim header wraps what Swift cannot import. No pkgConfig:
+        // its cflags (-D_XOPEN_SOURCE=600) are flags SwiftPM refuses, and the header is on the
+        // default include path.
+        .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
+        // Copies cell grids to the terminal and decodes keys; the only ncurses user.
+        .target(name: "CursesTerminal", dependencies: ["CNcurses", "Dashboard"]),
+        .executableTarget(
+            name: "bgtop",
+            dependencies: [
+                "Dashboard", "CursesTerminal", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "bgtaskd",
             dependencies: [
@@ -50,11 +67,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TaskStateTests", dependencies: ["TaskState"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
         // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TaskState", "SchedulerCore", "bgtaskd", "bgctl"]
+            dependencies: ["TaskState", "SchedulerCore", "bgtaskd", "bgctl", "bgtop"]
         ),
     ]
 )
