@@ -44,6 +44,42 @@ void bg_timerfd_drain(int fd) {
     while (read(fd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations) {}
 }
 
+static void (*crash_cleanup)(void);
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
+static struct sigaction previous_actions[sizeof crash_signals / sizeof crash_signals[0]];
+
+static void crash_handler(int signal, siginfo_t *info, void *context) {
+    void (*cleanup)(void) = crash_cleanup;
+    crash_cleanup = NULL;
+    if (cleanup) cleanup();
+    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+        if (crash_signals[i] != signal) continue;
+        struct sigaction *old = &previous_actions[i];
+        sigaction(signal, old, NULL);
+        if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+            old->sa_sigaction(signal, info, context);
+            return;
+        }
+        if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN && old->sa_handler) {
+            old->sa_handler(signal);
+            return;
+        }
+    }
+    raise(signal);
+}
+
+void bg_install_crash_cleanup(void (*cleanup)(void)) {
+    crash_cleanup = cleanup;
+    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = crash_handler;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(crash_signals[i], &action, &previous_actions[i]);
+    }
+}
+
 int bg_syncfs(int fd) {
     return syncfs(fd);
 }

@@ -74,7 +74,7 @@ public struct CellGrid: Hashable, Sendable {
     public mutating func put(_ text: String, x: Int, y: Int, style: CellStyle, maxWidth: Int = .max) -> Int {
         guard y >= 0, y < size.height else { return 0 }
         var column = x
-        let limit = min(size.width, x + max(0, maxWidth))
+        let limit = maxWidth >= size.width ? size.width : min(size.width, x + max(0, maxWidth))
         for character in text {
             guard column < limit else { break }
             if column >= 0 { self[column, y] = Cell(character, style: style) }

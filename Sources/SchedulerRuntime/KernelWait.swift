@@ -15,12 +15,16 @@ final class KernelWait {
         var changes: [ChangeWatcher.Change] = []
         var timer = false
         var exitedPIDs: [Int32] = []
+        /// ``requestStop()`` was called (from another thread).
+        var stopRequested = false
     }
 
     let watcher: ChangeWatcher
     private let signalDescriptor: Int32
     private let timerDescriptor: Int32
     private var pidDescriptors: [Int32: Int32] = [:]
+    /// A pipe another thread writes to, to stop a scheduler that runs inside another program.
+    private let stopPipe: (read: Int32, write: Int32)
 
     /// Blocks `signals` for normal delivery and reads them through a signalfd instead.
     init(signals: [Int32]) throws {
@@ -40,11 +44,26 @@ final class KernelWait {
         timerDescriptor = bg_timerfd_create()
         guard timerDescriptor >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "bgtaskd", errno: errno) }
         watcher = try ChangeWatcher()
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw StateError.system(operation: "cannot create pipe for", path: "bgtaskd", errno: errno) }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        stopPipe = (ends[0], ends[1])
+    }
+
+    /// Wakes the loop with ``Wake/stopRequested`` set. Safe to call from any thread.
+    func requestStop() {
+        var byte: UInt8 = 1
+        _ = write(stopPipe.write, &byte, 1)
     }
 
     deinit {
         close(signalDescriptor)
         close(timerDescriptor)
+        close(stopPipe.read)
+        close(stopPipe.write)
         for descriptor in pidDescriptors.values { close(descriptor) }
     }
 
@@ -76,6 +95,7 @@ final class KernelWait {
             pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
         ]
         let watched = pidDescriptors.sorted { $0.key < $1.key }
         for (_, descriptor) in watched { entries.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
@@ -94,7 +114,8 @@ final class KernelWait {
             bg_timerfd_drain(timerDescriptor)
             wake.timer = true
         }
-        for (index, (pid, _)) in watched.enumerated() where entries[3 + index].revents != 0 {
+        if entries[3].revents != 0 { wake.stopRequested = true }
+        for (index, (pid, _)) in watched.enumerated() where entries[4 + index].revents != 0 {
             wake.exitedPIDs.append(pid)
             stopWatchingExit(of: pid)
         }

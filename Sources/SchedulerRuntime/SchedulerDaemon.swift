@@ -48,8 +48,14 @@ public final class SchedulerDaemon {
     private var stopping = false
 
     /// Takes the lock, recovers from a crash if needed, loads state and adopts live tasks.
+    ///
+    /// `signals` are the signals this scheduler reads: SIGCHLD always; SIGTERM, SIGINT (stop) and
+    /// SIGHUP (reload manifests) only when it owns the process. A program that runs the scheduler
+    /// on a thread of its own passes `[SIGCHLD]`, blocks SIGCHLD in every thread, and stops it with
+    /// ``requestStop()``.
     public init(stateDirectory: String, configDirectory: String, logger: Logger,
-                probe: ConditionsProbe = ConditionsProbe(), now: Date = Date()) throws(StartError) {
+                probe: ConditionsProbe = ConditionsProbe(), signals: [Int32] = [SIGCHLD, SIGTERM, SIGINT, SIGHUP],
+                now: Date = Date()) throws(StartError) {
         paths = StatePaths(root: stateDirectory)
         self.configDirectory = configDirectory
         self.logger = logger
@@ -77,7 +83,7 @@ public final class SchedulerDaemon {
             for directory in paths.directories { try StateFiles.ensureDirectory(directory) }
             try StateFiles.ensureDirectory(configDirectory)
             try StateFiles.ensureDirectory("\(configDirectory)/apps")
-            wait = try KernelWait(signals: [SIGCHLD, SIGTERM, SIGINT, SIGHUP])
+            wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
             try wait.watcher.watch(paths.inboxNew, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR))
             try wait.watcher.watch("\(configDirectory)/apps")
         } catch {
@@ -143,6 +149,11 @@ public final class SchedulerDaemon {
         }
     }
 
+    /// Asks ``run()`` to stop after its current turn. Safe from any thread.
+    public func requestStop() {
+        wait.requestStop()
+    }
+
     // MARK: - One turn of the loop
 
     private func turn(_ now: Date, wake: KernelWait.Wake) throws {
@@ -155,6 +166,7 @@ public final class SchedulerDaemon {
                 stopping = true
             }
         }
+        if wake.stopRequested { stopping = true }
         for pid in wake.exitedPIDs { state.processExited(pid: pid, status: "exited", now: now) }
         if wake.changes.contains(where: { $0.directory.hasSuffix("/apps") || $0.directory.isEmpty }) {
             reloadManifests(now: now)

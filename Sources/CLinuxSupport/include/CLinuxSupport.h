@@ -31,4 +31,8 @@ int bg_pidfd_open(pid_t pid);
 int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
              int stdout_fd, int stderr_fd);
 
+/// On SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP: runs `cleanup` once, then hands the
+/// signal to the handler that was installed before (the Swift runtime's backtracer, or the default).
+void bg_install_crash_cleanup(void (*cleanup)(void));
+
 #endif

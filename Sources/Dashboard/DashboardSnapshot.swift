@@ -1,0 +1,76 @@
+import Foundation
+import TaskState
+
+/// Everything the dashboard shows, read from the state directory at one moment. The shell builds
+/// it (blockers come from the scheduler's own policy); the view only reads it.
+public struct DashboardSnapshot: Sendable {
+    /// A pending request and the reasons it is not running.
+    public struct PendingRow: Sendable, Hashable {
+        public var request: PendingRequest
+        public var blockers: [String]
+
+        public init(request: PendingRequest, blockers: [String]) {
+            self.request = request
+            self.blockers = blockers
+        }
+    }
+
+    public var now: Date
+    public var stateDirectory: String
+    /// The pid holding the scheduler lock, `nil` when no scheduler runs.
+    public var schedulerPID: Int32?
+    public var heartbeat: DaemonHeartbeat?
+    public var conditions: ConditionsRecord?
+    public var pending: [PendingRow]
+    public var tasks: [LaunchedTask]
+    public var transfers: [TransferRecord]
+    /// Recent events, oldest first.
+    public var events: [Event]
+    /// One line about what is wrong with the state directory, if anything.
+    public var problem: String?
+
+    public init(now: Date, stateDirectory: String, schedulerPID: Int32? = nil, heartbeat: DaemonHeartbeat? = nil,
+                conditions: ConditionsRecord? = nil, pending: [PendingRow] = [], tasks: [LaunchedTask] = [],
+                transfers: [TransferRecord] = [], events: [Event] = [], problem: String? = nil) {
+        self.now = now
+        self.stateDirectory = stateDirectory
+        self.schedulerPID = schedulerPID
+        self.heartbeat = heartbeat
+        self.conditions = conditions
+        self.pending = pending
+        self.tasks = tasks
+        self.transfers = transfers
+        self.events = events
+        self.problem = problem
+    }
+
+    /// Whether something on screen counts down, so the dashboard must redraw every second.
+    public var hasCountdown: Bool {
+        !tasks.isEmpty || transfers.contains { $0.state == .running }
+            || pending.contains { ($0.request.earliestBeginDate ?? .distantPast) > now && ($0.request.earliestBeginDate ?? now).timeIntervalSince(now) < 3600 }
+    }
+}
+
+/// The four panels, in focus order (keys 1–4).
+public enum Panel: Int, CaseIterable, Sendable, Hashable {
+    case pending, running, transfers, events
+
+    public var title: String {
+        switch self {
+        case .pending: return "Pending requests"
+        case .running: return "Running handlers"
+        case .transfers: return "Transfers"
+        case .events: return "Events"
+        }
+    }
+
+    /// The theme key colouring the panel's border, after btop's boxes.
+    public var boxThemeKey: String {
+        switch self {
+        case .pending: return "proc_box"
+        case .running: return "mem_box"
+        case .transfers: return "net_box"
+        case .events: return "cpu_box"
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import TaskState
+
+/// What the person has done to the view: focus, selection, filter, sort, overlays. Pure data;
+/// ``DashboardState/handle(_:snapshot:)`` turns keys into new state and effects.
+public struct DashboardState: Sendable, Hashable {
+    /// An overlay drawn over the panels.
+    public enum Overlay: Sendable, Hashable {
+        case none
+        case help
+        case detail
+        /// Waiting for y/n before cancelling this request.
+        case confirmCancel(app: Identifier, identifier: Identifier)
+    }
+
+    /// A one-line message under the panels.
+    public struct Status: Sendable, Hashable {
+        public var text: String
+        public var isError: Bool
+
+        public init(_ text: String, isError: Bool = false) {
+            self.text = text
+            self.isError = isError
+        }
+    }
+
+    public var focus: Panel = .pending
+    /// Selected row id per panel; kept across refreshes so the selection follows its item.
+    public var selection: [Panel: String] = [:]
+    /// Last known row index per panel, used when the selected item disappears.
+    public var selectionIndex: [Panel: Int] = [:]
+    public var scroll: [Panel: Int] = [:]
+    public var sortColumn: [Panel: Int] = [:]
+    public var sortReversed: [Panel: Bool] = [:]
+    public var filter = ""
+    /// The filter is being typed.
+    public var isEditingFilter = false
+    public var overlay: Overlay = .none
+    public var status: Status?
+    public var readOnly: Bool
+    public var themeName: String
+
+    public init(readOnly: Bool = false, themeName: String = "default") {
+        self.readOnly = readOnly
+        self.themeName = themeName
+    }
+}
+
+/// What a key asks the shell to do besides changing the view.
+public enum DashboardEffect: Sendable, Hashable {
+    /// Send a command to the scheduler; `summary` names it in the status line.
+    case send(CommandAction, summary: String)
+    case nextTheme
+    case quit
+}

@@ -1,0 +1,119 @@
+import Foundation
+import TaskState
+
+/// Boxes drawn over the panels: help, details of the selected row, confirmations.
+enum Overlays {
+    static let keys: [(String, String)] = [
+        ("l", "simulate launch of the selected pending request"),
+        ("e", "simulate expiration of the selected running handler"),
+        ("c", "cancel the selected pending request (asks first)"),
+        ("Tab / Shift-Tab, 1-4", "focus a panel"),
+        ("Up/Down, j/k", "move the selection"),
+        ("PgUp/PgDn, Home/End", "page, first, last"),
+        ("/", "filter rows as you type; Enter keeps, Esc clears"),
+        ("s / S", "cycle the sort column / reverse the order"),
+        ("Enter", "details of the selected row"),
+        ("t", "next theme"),
+        ("mouse", "click selects, wheel scrolls (--no-mouse turns it off)"),
+        ("?", "this help"),
+        ("Esc", "close an overlay, clear the filter"),
+        ("q", "quit"),
+    ]
+
+    static func help(_ grid: inout CellGrid, palette: Palette, glyphs: Glyphs, readOnly: Bool) {
+        let width = min(grid.size.width - 4, 72)
+        let height = min(grid.size.height - 2, keys.count + 4)
+        let rect = Rect(x: (grid.size.width - width) / 2, y: (grid.size.height - height) / 2, width: width, height: height)
+        grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height, with: Cell(" ", style: palette.text))
+        grid.box(rect, title: "Keys", style: palette.title, titleStyle: palette.title, glyphs: glyphs)
+        for (index, entry) in keys.prefix(height - 4).enumerated() {
+            let isAction = index < 3
+            let y = rect.y + 2 + index
+            grid.put(entry.0, x: rect.x + 2, y: y, style: isAction && readOnly ? palette.inactive : palette.hint, maxWidth: 22)
+            grid.put(entry.1, x: rect.x + 25, y: y, style: isAction && readOnly ? palette.inactive : palette.text, maxWidth: width - 27)
+        }
+        if readOnly { grid.put(" read-only: actions are disabled ", x: rect.x + 2, y: rect.y + height - 1, style: palette.inactive) }
+    }
+
+    static func confirm(_ grid: inout CellGrid, text: String, palette: Palette, glyphs: Glyphs) {
+        let width = min(grid.size.width - 4, text.count + 6)
+        let rect = Rect(x: (grid.size.width - width) / 2, y: grid.size.height / 2 - 2, width: width, height: 3)
+        grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height, with: Cell(" ", style: palette.text))
+        grid.box(rect, title: "Confirm", style: palette.error, titleStyle: palette.error, glyphs: glyphs)
+        grid.put(text, x: rect.x + 3, y: rect.y + 1, style: palette.text, maxWidth: width - 6)
+    }
+
+    static func detail(_ grid: inout CellGrid, snapshot: DashboardSnapshot, state: DashboardState, palette: Palette, glyphs: Glyphs) {
+        let rows = snapshot.rows(state.focus, state: state)
+        guard let index = state.currentIndex(state.focus, rows: rows) else { return }
+        let source = rows.sourceIndices[index]
+        var lines: [(String, String)] = []
+        var key: TaskKey?
+        let now = snapshot.now
+        func date(_ value: Date?) -> String {
+            guard let value else { return "-" }
+            let relative = value > now ? DurationText.until(value, from: now) : DurationText.since(value, from: now)
+            return "\(JSONFormat.string(from: value))  (\(relative))"
+        }
+        switch state.focus {
+        case .pending:
+            let row = snapshot.pending[source]
+            let request = row.request
+            key = request.key
+            lines = [("app", request.app.rawValue), ("identifier", request.identifier.rawValue), ("kind", request.kind.rawValue),
+                     ("earliest begin", date(request.earliestBeginDate)), ("submitted", date(request.submittedAt))]
+            let blockers = Set(row.blockers)
+            let constraints: [(String, String)] = [
+                ("earliestBeginDate", "begin date reached"), ("externalPower", "external power (required: \(request.requiresExternalPower ? "yes" : "no"))"),
+                ("network", "network (required: \(request.requiresNetworkConnectivity ? "yes" : "no"))"),
+                ("idle", "machine idle (processing only)"), ("throttled", "app not throttled"), ("appDisabled", "app enabled"),
+                ("lowPower", "not in low power"), ("alreadyRunning", "no task with this identifier running"), ("noManifest", "manifest usable"),
+            ]
+            for (name, text) in constraints {
+                lines.append((blockers.contains(name) ? "  waiting" : "  ok", text))
+            }
+        case .running:
+            let task = snapshot.tasks[source]
+            key = task.key
+            lines = [("app", task.app.rawValue), ("identifier", task.identifier.rawValue), ("kind", task.kind.rawValue),
+                     ("state", task.state.rawValue), ("pid", "\(task.pid)" + (task.processGroup.map { " (group \($0))" } ?? "")),
+                     ("launch reason", task.launchReason + (task.simulated ? " (simulated)" : "")), ("started", date(task.startedAt)),
+                     ("deadline", date(task.deadline)), ("expiring since", date(task.expiringSince)), ("kill at", date(task.killDeadline)),
+                     ("expiration signal", task.expirationSignal)]
+            if let name = task.name { lines.append(("name", name)) }
+        case .transfers:
+            let transfer = snapshot.transfers[source]
+            key = transfer.key
+            lines = [("app", transfer.app.rawValue), ("identifier", transfer.identifier.rawValue), ("url", transfer.url),
+                     ("direction", transfer.direction.rawValue), ("state", transfer.state.rawValue),
+                     ("bytes", "\(transfer.bytesTransferred) of \(transfer.bytesExpected.map(String.init) ?? "unknown")"),
+                     ("discretionary", transfer.isDiscretionary ? "yes" : "no"), ("earliest begin", date(transfer.earliestBeginDate)),
+                     ("retries", "\(transfer.retries)"), ("last error", transfer.lastError ?? "-")]
+        case .events:
+            let event = snapshot.events[source]
+            lines = [("time", JSONFormat.string(from: event.time)), ("type", event.type.rawValue), ("app", event.app?.rawValue ?? "-"),
+                     ("identifier", event.identifier?.rawValue ?? "-"), ("pid", event.pid.map(String.init) ?? "-"),
+                     ("reason", event.reason ?? "-"), ("message", event.message)]
+            if let app = event.app, let identifier = event.identifier { key = TaskKey(app: app, identifier: identifier) }
+        }
+        if let key {
+            let history = snapshot.events.filter { $0.app == key.app && $0.identifier == key.identifier }.suffix(6)
+            if !history.isEmpty {
+                lines.append(("", ""))
+                lines.append(("history", ""))
+                for event in history { lines.append(("  " + TextFormat.clock(event.time), "\(event.type.rawValue): \(event.message)")) }
+            }
+        }
+        let width = min(grid.size.width - 4, 110)
+        let height = min(grid.size.height - 2, lines.count + 3)
+        let rect = Rect(x: (grid.size.width - width) / 2, y: (grid.size.height - height) / 2, width: width, height: height)
+        grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height, with: Cell(" ", style: palette.text))
+        grid.box(rect, title: "Details \(glyphs.horizontal) Esc closes", style: palette.title, titleStyle: palette.title, glyphs: glyphs)
+        for (offset, line) in lines.prefix(height - 3).enumerated() {
+            let y = rect.y + 2 + offset
+            let labelStyle = line.0.hasSuffix("waiting") ? palette.error : palette.hint
+            grid.put(line.0, x: rect.x + 2, y: y, style: labelStyle, maxWidth: 18)
+            grid.put(line.1, x: rect.x + 21, y: y, style: palette.text, maxWidth: width - 23)
+        }
+    }
+}

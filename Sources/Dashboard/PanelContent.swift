@@ -1,0 +1,114 @@
+import Foundation
+import TaskState
+
+/// What each panel shows: its columns and, for one source row, its cells.
+struct PanelContent {
+    let snapshot: DashboardSnapshot
+    let palette: Palette
+    let glyphs: Glyphs
+
+    func columns(_ panel: Panel, width: Int) -> [Column] {
+        let wide = width >= 120
+        switch panel {
+        case .pending:
+            return [.flexible("APP", minimum: 10, weight: 2), .flexible("IDENTIFIER", minimum: 12, weight: 3),
+                    .fixed("KIND", wide ? 10 : 7), .fixed("EARLIEST", 10), .fixed("REQUIRES", wide ? 13 : 8),
+                    .flexible("WAITING FOR", minimum: 12, weight: 3)]
+        case .running:
+            return [.flexible("APP", minimum: 10, weight: 2), .flexible("IDENTIFIER", minimum: 12, weight: 3),
+                    .fixed("KIND", wide ? 10 : 7), .fixed("PID", 7), .fixed("ELAPSED", 7), .fixed("LEFT", 6),
+                    .flexible("RUNTIME", minimum: 6, weight: 2), .fixed("STATE", wide ? 18 : 12)]
+        case .transfers:
+            return [.flexible("APP", minimum: 8, weight: 2), .flexible("IDENTIFIER", minimum: 8, weight: 2),
+                    .flexible("URL", minimum: 8, weight: 3), .fixed("STATE", 9),
+                    .flexible("PROGRESS", minimum: 6, weight: 2), .fixed("BYTES", wide ? 19 : 9),
+                    .fixed("RATE", 9), .fixed("ETA", 6)]
+        case .events:
+            return [.fixed("TIME", 8), .fixed("EVENT", 13), .flexible("WHAT", minimum: 20)]
+        }
+    }
+
+    func cells(_ panel: Panel, source index: Int, widths: [Int]) -> [TableCell] {
+        let now = snapshot.now
+        switch panel {
+        case .pending:
+            let row = snapshot.pending[index]
+            let request = row.request
+            let requires = [request.requiresExternalPower ? "power" : nil, request.requiresNetworkConnectivity ? "network" : nil]
+                .compactMap { $0 }.joined(separator: ",")
+            // The snapshot was read a moment ago; a begin date that has passed since is no blocker.
+            let blockers = row.blockers.filter { $0 != "earliestBeginDate" || (request.earliestBeginDate ?? now) > now }
+            let waiting = blockers.isEmpty ? TableCell("ready: launching", style: palette.good)
+                                               : TableCell(blockers.map(Self.blockerLabel).joined(separator: ", "))
+            return [TableCell(request.app.rawValue), TableCell(request.identifier.rawValue),
+                    TableCell(kindLabel(request.kind, widths[2])),
+                    TableCell(DurationText.until(request.earliestBeginDate, from: now)),
+                    TableCell(requires.isEmpty ? "-" : requires), waiting]
+        case .running:
+            let task = snapshot.tasks[index]
+            let budget = max(0.001, task.deadline.timeIntervalSince(task.startedAt))
+            let remaining = task.remaining(at: now)
+            let used = 1 - remaining / budget
+            let barWidth = widths.count > 6 ? widths[6] : 8
+            let left: TableCell
+            let state: TableCell
+            switch task.state {
+            case .running:
+                left = TableCell(DurationText.compact(remaining))
+                state = TableCell(task.simulated ? "simulated" : "running", style: task.simulated ? palette.misc : nil)
+            case .expiring:
+                let kill = task.killDeadline.map { max(0, $0.timeIntervalSince(now)) } ?? 0
+                left = TableCell("0s", style: palette.error)
+                state = TableCell("EXPIRING \(DurationText.compact(kill))", style: palette.error)
+            }
+            return [TableCell(task.app.rawValue), TableCell(task.identifier.rawValue), TableCell(kindLabel(task.kind, widths[2])),
+                    TableCell("\(task.pid)"), TableCell(DurationText.compact(now.timeIntervalSince(task.startedAt))), left,
+                    TableCell(TextFormat.bar(task.state == .expiring ? 1 : used, width: barWidth, glyphs: glyphs),
+                              style: palette.gradient("temp", task.state == .expiring ? 1 : used)),
+                    state]
+        case .transfers:
+            let transfer = snapshot.transfers[index]
+            let fraction = DashboardSnapshot.fraction(transfer)
+            let barWidth = widths.count > 4 ? widths[4] : 8
+            let host = URLComponents(string: transfer.url).map { ($0.host ?? "") + $0.path } ?? transfer.url
+            let expected = transfer.bytesExpected.map { "/" + TextFormat.bytes($0) } ?? ""
+            let rate = transfer.bytesPerSecond.map { TextFormat.bytes(Int64($0)) + "/s" } ?? "-"
+            var eta = "-"
+            if let expected = transfer.bytesExpected, let speed = transfer.bytesPerSecond, speed > 0, transfer.state == .running {
+                eta = DurationText.compact(Double(max(0, expected - transfer.bytesTransferred)) / speed)
+            }
+            let gradient = transfer.direction == .download ? "download" : "upload"
+            return [TableCell(transfer.app.rawValue), TableCell(transfer.identifier.rawValue), TableCell(host),
+                    TableCell(transfer.state.rawValue, style: transfer.state == .failed ? palette.error : nil),
+                    TableCell(TextFormat.bar(fraction, width: barWidth, glyphs: glyphs), style: palette.gradient(gradient, fraction)),
+                    TableCell(TextFormat.bytes(transfer.bytesTransferred) + expected), TableCell(rate), TableCell(eta)]
+        case .events:
+            let event = snapshot.events[index]
+            let bad: Set<Event.Kind> = [.refused, .killed, .launchFailed, .quarantined, .manifestError, .commandRejected, .throttled, .interrupted]
+            let style: CellStyle? = bad.contains(event.type) ? palette.error : (event.type == .expired ? palette.misc : nil)
+            return [TableCell(TextFormat.clock(event.time)), TableCell(event.type.rawValue, style: style), TableCell(event.message)]
+        }
+    }
+
+    /// Short words for blockers in the table; the detail view and `bgctl` use the exact names.
+    static func blockerLabel(_ blocker: String) -> String {
+        switch blocker {
+        case "earliestBeginDate": return "begin date"
+        case "externalPower": return "power"
+        case "appDisabled": return "app off"
+        case "lowPower": return "low power"
+        case "alreadyRunning": return "still running"
+        case "noManifest": return "no manifest"
+        default: return blocker
+        }
+    }
+
+    private func kindLabel(_ kind: TaskKind, _ width: Int) -> String {
+        if width >= 10 { return kind.rawValue }
+        switch kind {
+        case .appRefresh: return "refresh"
+        case .processing: return "process"
+        case .finishing: return "finish"
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import TaskState
+
+/// A panel's rows after filtering and sorting, identified by stable ids. Only the ids and sort
+/// keys are computed for every row; cells are laid out for the visible ones only.
+public struct PanelRows: Sendable {
+    public var ids: [String]
+    /// The position of each row in the snapshot's array for that panel.
+    public var sourceIndices: [Int]
+
+    public var count: Int { ids.count }
+}
+
+/// Sortable columns per panel: (title, how to compare).
+enum SortColumns {
+    static func titles(_ panel: Panel) -> [String] {
+        switch panel {
+        case .pending: return ["earliest", "app", "identifier", "kind", "submitted"]
+        case .running: return ["remaining", "app", "identifier", "elapsed", "pid"]
+        case .transfers: return ["progress", "app", "identifier", "state"]
+        case .events: return ["newest", "type", "app"]
+        }
+    }
+}
+
+extension DashboardSnapshot {
+    /// The id of a row: stable across refreshes for the same item.
+    static func rowID(_ key: TaskKey) -> String { "\(key.app)/\(key.identifier)" }
+
+    /// Rows of `panel` matching `filter`, sorted by the state's sort column.
+    public func rows(_ panel: Panel, state: DashboardState) -> PanelRows {
+        let needle = state.filter.lowercased()
+        func matches(_ fields: String...) -> Bool {
+            needle.isEmpty || fields.contains { $0.lowercased().contains(needle) }
+        }
+        let column = state.sortColumn[panel] ?? 0
+        let reversed = state.sortReversed[panel] ?? false
+        var indices: [Int]
+        var ids: [Int: String] = [:]
+        switch panel {
+        case .pending:
+            indices = pending.indices.filter { index in
+                let request = pending[index].request
+                return matches(request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
+                               pending[index].blockers.joined(separator: " "))
+            }
+            indices.sort { a, b in
+                let x = pending[a].request, y = pending[b].request
+                switch column {
+                case 1: return (x.app, x.identifier) < (y.app, y.identifier)
+                case 2: return (x.identifier, x.app) < (y.identifier, y.app)
+                case 3: return (x.kind, x.app, x.identifier) < (y.kind, y.app, y.identifier)
+                case 4: return (x.submittedAt, x.app, x.identifier) < (y.submittedAt, y.app, y.identifier)
+                default: return (x.readyDate, x.app, x.identifier) < (y.readyDate, y.app, y.identifier)
+                }
+            }
+            for index in indices { ids[index] = Self.rowID(pending[index].request.key) }
+        case .running:
+            indices = tasks.indices.filter { index in
+                let task = tasks[index]
+                return matches(task.app.rawValue, task.identifier.rawValue, task.kind.rawValue, task.state.rawValue, "\(task.pid)")
+            }
+            indices.sort { a, b in
+                let x = tasks[a], y = tasks[b]
+                switch column {
+                case 1: return (x.app, x.identifier) < (y.app, y.identifier)
+                case 2: return (x.identifier, x.app) < (y.identifier, y.app)
+                case 3: return (x.startedAt, x.app, x.identifier) < (y.startedAt, y.app, y.identifier)
+                case 4: return (x.pid, x.app, x.identifier) < (y.pid, y.app, y.identifier)
+                default: return (x.deadline, x.app, x.identifier) < (y.deadline, y.app, y.identifier)
+                }
+            }
+            for index in indices { ids[index] = Self.rowID(tasks[index].key) }
+        case .transfers:
+            indices = transfers.indices.filter { index in
+                let transfer = transfers[index]
+                return matches(transfer.app.rawValue, transfer.identifier.rawValue, transfer.url, transfer.state.rawValue)
+            }
+            indices.sort { a, b in
+                let x = transfers[a], y = transfers[b]
+                switch column {
+                case 1: return (x.app, x.identifier) < (y.app, y.identifier)
+                case 2: return (x.identifier, x.app) < (y.identifier, y.app)
+                case 3: return (x.state.rawValue, x.app, x.identifier) < (y.state.rawValue, y.app, y.identifier)
+                default: return (Self.fraction(x), x.app, x.identifier) < (Self.fraction(y), y.app, y.identifier)
+                }
+            }
+            for index in indices { ids[index] = Self.rowID(transfers[index].key) }
+        case .events:
+            indices = events.indices.filter { index in
+                let event = events[index]
+                return matches(event.type.rawValue, event.message, event.app?.rawValue ?? "")
+            }
+            // Newest first by default: the log reads top-down like a feed.
+            indices.sort { a, b in
+                let x = events[a], y = events[b]
+                switch column {
+                case 1: return (x.type.rawValue, b) < (y.type.rawValue, a)
+                case 2: return (x.app?.rawValue ?? "", b) < (y.app?.rawValue ?? "", a)
+                default: return a > b
+                }
+            }
+            for index in indices { ids[index] = "event-\(index)-\(events[index].time.timeIntervalSince1970)" }
+        }
+        if reversed { indices.reverse() }
+        return PanelRows(ids: indices.map { ids[$0]! }, sourceIndices: indices)
+    }
+
+    static func fraction(_ transfer: TransferRecord) -> Double {
+        guard let expected = transfer.bytesExpected, expected > 0 else { return 0 }
+        return min(1, Double(transfer.bytesTransferred) / Double(expected))
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import CursesTerminal
+import Dashboard
+import Foundation
+import TaskState
+
+/// `bgtop`: the live dashboard of background work.
+@main
+struct BGTopCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bgtop",
+        abstract: "A live dashboard of background tasks: pending requests, running handlers, transfers, events.",
+        discussion: "Keys: l launch, e expire, c cancel, Tab/1-4 panels, / filter, s/S sort, Enter details, t theme, ? help, q quit.",
+        version: "0.1.0")
+
+    @Option(name: .long, help: "The state directory (default: $BGTASK_STATE_DIR, else $XDG_STATE_HOME/bgtask).")
+    var state: String?
+
+    @Option(name: .long, help: "The config directory (default: $BGTASK_CONFIG_DIR, else $XDG_CONFIG_HOME/bgtask).")
+    var config: String?
+
+    @Option(name: .long, help: "A theme name (see docs/themes.md) or a path to a .theme file.")
+    var theme: String?
+
+    @Flag(name: .long, help: "Show everything, change nothing: launch, expire and cancel are disabled.")
+    var readOnly = false
+
+    @Flag(name: .long, help: "Do not capture the mouse.")
+    var noMouse = false
+
+    @Flag(name: .long, help: "Print one plain-text snapshot and exit, like top -b.")
+    var batch = false
+
+    @Flag(name: .long, help: "Run the real scheduler in-process on a temporary state directory with demo apps.")
+    var demo = false
+
+    func run() throws {
+        // Before any thread exists: these signals are read through signalfds (the dashboard's, and
+        // in --demo the scheduler's for SIGCHLD), so no thread may take them the usual way.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signal in [SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGCHLD] { sigaddset(&handled, signal) }
+        pthread_sigmask(SIG_BLOCK, &handled, nil)
+
+        let environment = ProcessInfo.processInfo.environment
+        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty
+        let catalog = ThemeCatalog(searchDirectories: ThemeCatalog.defaultSearchDirectories(
+            environment: environment, executablePath: CommandLine.arguments[0]))
+        var chosen = Theme.builtInDefault
+        var themeProblem: String?
+        if noColor {
+            chosen = Theme.monochrome
+        } else if let theme {
+            switch catalog.load(theme) {
+            case .success(let loaded): chosen = loaded
+            case .failure(let error): themeProblem = error.description
+            }
+        }
+
+        var demoEnvironment: DemoEnvironment?
+        var stateDirectory = Locations.stateDirectory(flag: state)
+        var configDirectory = Locations.configDirectory(flag: config)
+        if demo {
+            do {
+                let started = try DemoEnvironment.start()
+                demoEnvironment = started
+                stateDirectory = started.stateDirectory
+                configDirectory = started.configDirectory
+            } catch {
+                fail("cannot start the demo: \(error)")
+            }
+        }
+        defer { demoEnvironment?.stop() }
+
+        let reader = SnapshotReader(paths: StatePaths(root: stateDirectory), configDirectory: configDirectory)
+        if batch {
+            print(BatchOutput.render(reader.read(), width: Int(environment["COLUMNS"] ?? "") ?? 120))
+            return
+        }
+        if environment["TERM"] == nil || environment["TERM"] == "dumb" || isatty(STDOUT_FILENO) == 0 || isatty(STDIN_FILENO) == 0 {
+            demoEnvironment?.stop()
+            fail("not a terminal (or TERM=dumb): use 'bgtop --batch' for a snapshot, or 'bgctl list'")
+        }
+        let terminal: CursesTerminal
+        do {
+            terminal = try CursesTerminal.open(mouse: !noMouse, colors: !noColor && !chosen.isMonochrome)
+        } catch {
+            demoEnvironment?.stop()
+            fail("\(error.description); use 'bgtop --batch' or 'bgctl list'")
+        }
+        CrashGuard.install()
+        let others = noColor ? [] : catalog.availableNames().compactMap { try? catalog.load($0).get() }
+        var signal: Int32?
+        do {
+            let loop = try DashboardLoop(
+                terminal: terminal, reader: reader, watch: try StateWatch(paths: reader.paths),
+                dispatch: try CommandDispatch(paths: reader.paths), themes: ThemeRotation(first: chosen, others: others),
+                readOnly: readOnly, signals: handled, initialStatus: themeProblem)
+            signal = loop.run()
+        } catch {
+            terminal.close()
+            demoEnvironment?.stop()
+            fail("\(error)")
+        }
+        terminal.close()
+        if let signal, signal != SIGINT {
+            demoEnvironment?.stop()
+            throw ExitCode(128 + signal)
+        }
+    }
+
+    private func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("bgtop: \(message)\n".utf8))
+        Foundation.exit(1)
+    }
+}

@@ -1,0 +1,140 @@
+import CLinuxSupport
+import CursesTerminal
+import Dashboard
+import Foundation
+import TaskState
+
+/// The dashboard's event loop: one `poll` over the terminal, inotify on the state directory, a
+/// timer that ticks only while something on screen counts down, signals, and command results.
+/// Everything else is the pure ``DashboardView`` and ``DashboardState``.
+final class DashboardLoop {
+    private let terminal: CursesTerminal
+    private let reader: SnapshotReader
+    private let watch: StateWatch
+    private let dispatch: CommandDispatch
+    private var themes: ThemeRotation
+    private let glyphs: Glyphs
+    private var state: DashboardState
+    private var snapshot: DashboardSnapshot
+    private let signalDescriptor: Int32
+    private let timerDescriptor: Int32
+
+    init(terminal: CursesTerminal, reader: SnapshotReader, watch: StateWatch, dispatch: CommandDispatch,
+         themes: ThemeRotation, readOnly: Bool, signals: sigset_t, initialStatus: String? = nil) throws {
+        self.terminal = terminal
+        self.reader = reader
+        self.watch = watch
+        self.dispatch = dispatch
+        self.themes = themes
+        glyphs = terminal.unicode ? .unicode : .ascii
+        state = DashboardState(readOnly: readOnly, themeName: themes.current.name)
+        if let initialStatus { state.status = DashboardState.Status(initialStatus, isError: true) }
+        snapshot = reader.read()
+        var mask = signals
+        signalDescriptor = bg_signalfd(&mask)
+        timerDescriptor = bg_timerfd_create()
+        guard signalDescriptor >= 0, timerDescriptor >= 0 else {
+            throw StateError.system(operation: "cannot set up signals and timers for", path: "bgtop", errno: errno)
+        }
+    }
+
+    deinit {
+        close(signalDescriptor)
+        close(timerDescriptor)
+    }
+
+    /// Runs until `q` or a terminating signal. Returns the signal that ended it, if any.
+    func run() -> Int32? {
+        draw()
+        while true {
+            var entries = [
+                pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: dispatch.descriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            armTimer()
+            if poll(&entries, nfds_t(entries.count), -1) < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            var stale = false
+            if entries[3].revents != 0 {
+                while true {
+                    let signal = bg_signalfd_read(signalDescriptor)
+                    if signal <= 0 { break }
+                    if signal == SIGWINCH {
+                        _ = terminal.refreshSize()
+                    } else {
+                        return signal
+                    }
+                }
+            }
+            if entries[1].revents != 0, watch.drain() { stale = true }
+            if entries[2].revents != 0 {
+                bg_timerfd_drain(timerDescriptor)
+                stale = true
+            }
+            for result in entries[4].revents != 0 ? dispatch.take() : [] {
+                state.status = DashboardState.Status(result.text, isError: result.isError)
+                stale = true
+            }
+            if stale { snapshot = reader.read() }
+            if entries[0].revents != 0 {
+                for key in terminal.readKeys() {
+                    if handle(key) == false { return nil }
+                }
+            }
+            draw()
+        }
+    }
+
+    /// Applies a key; returns false to quit.
+    private func handle(_ key: Key) -> Bool {
+        let layout = DashboardLayout(size: terminal.size, snapshot: snapshot, state: state)
+        snapshot.now = Date()
+        for effect in state.handle(key, snapshot: snapshot, layout: layout) {
+            switch effect {
+            case .quit:
+                return false
+            case .nextTheme:
+                themes.advance()
+                state.themeName = themes.current.name
+                state.status = DashboardState.Status("theme: \(themes.current.name)")
+            case .send(let action, let summary):
+                state.status = DashboardState.Status("\(summary)…")
+                dispatch.send(action, summary: summary)
+            }
+        }
+        return true
+    }
+
+    private func draw() {
+        snapshot.now = Date()
+        let grid = DashboardView.render(snapshot, state: state, size: terminal.size, theme: themes.current, glyphs: glyphs)
+        terminal.draw(grid)
+    }
+
+    /// One tick a second while a countdown is on screen; otherwise only at the next minute, for
+    /// the header clock. Nothing else wakes the dashboard but the kernel.
+    private func armTimer() {
+        let now = Date().timeIntervalSince1970
+        let next = snapshot.hasCountdown ? floor(now) + 1 : floor(now / 60) * 60 + 60
+        bg_timerfd_set_absolute(timerDescriptor, Int64(next), 0)
+    }
+}
+
+/// The themes `t` cycles through, starting with the chosen one.
+struct ThemeRotation {
+    private(set) var themes: [Theme]
+    private var index = 0
+
+    init(first: Theme, others: [Theme]) {
+        themes = [first] + others.filter { $0.name != first.name }
+    }
+
+    var current: Theme { themes[index] }
+
+    mutating func advance() { index = (index + 1) % themes.count }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import SchedulerRuntime
+import TaskState
+
+/// `bgtop --demo`: the real scheduler on a thread of this process, a temporary state directory,
+/// and demo apps that are real processes (bash scripts speaking the inbox protocol directly, as
+/// any program may), chosen so every panel moves within two seconds.
+final class DemoEnvironment {
+    let root: String
+    let stateDirectory: String
+    let configDirectory: String
+    private let scheduler: SchedulerThread
+    private var stopped = false
+
+    private init(root: String, scheduler: SchedulerThread) {
+        self.root = root
+        stateDirectory = root + "/state"
+        configDirectory = root + "/config"
+        self.scheduler = scheduler
+    }
+
+    static func start() throws -> DemoEnvironment {
+        let root = FileManager.default.temporaryDirectory.path + "/bgtop-demo-\(getpid())-\(UUID().uuidString.prefix(6))"
+        let state = root + "/state", config = root + "/config"
+        try FileManager.default.createDirectory(atPath: config + "/apps", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try DemoApps.write(root: root, configDirectory: config)
+
+        let logPath = root + "/bgtaskd.log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let logger = Logger(label: "bgtaskd") { DemoLogHandler(path: logPath, label: $0) }
+        let daemon: SchedulerDaemon
+        do {
+            daemon = try SchedulerDaemon(stateDirectory: state, configDirectory: config, logger: logger, signals: [SIGCHLD])
+        } catch {
+            try? FileManager.default.removeItem(atPath: root)
+            throw error
+        }
+        let thread = SchedulerThread(daemon: daemon)
+        let environment = DemoEnvironment(root: root, scheduler: thread)
+        let inbox = Inbox(paths: StatePaths(root: state))
+        for command in DemoApps.initialCommands(now: Date()) { try inbox.enqueue(command) }
+        thread.start()
+        return environment
+    }
+
+    /// Stops the scheduler, kills the demo apps and removes every temporary file. Idempotent.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        scheduler.stop()
+        let paths = StatePaths(root: stateDirectory)
+        for task in StateSnapshot.load(paths).tasks {
+            if let group = task.processGroup { kill(-group, SIGKILL) } else { kill(task.pid, SIGKILL) }
+        }
+        // Apps may still be starting or finishing: their process groups carry the demo's path.
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}
+
+/// Writes the scheduler's log to a file: the terminal belongs to the dashboard.
+struct DemoLogHandler: LogHandler {
+    let path: String
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? handle.close() }
+        handle.seekToEndOfFile()
+        handle.write(Data("\(JSONFormat.string(from: Date())) \(event.level) \(event.message)\n".utf8))
+    }
+}

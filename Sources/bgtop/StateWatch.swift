@@ -1,0 +1,41 @@
+import Foundation
+import TaskState
+
+/// inotify over the state directory and its per-app folders, so a change is on screen at once
+/// without polling. New per-app folders are watched as they appear.
+final class StateWatch {
+    let watcher: ChangeWatcher
+    private let paths: StatePaths
+    private var watched: Set<String> = []
+
+    init(paths: StatePaths) throws {
+        self.paths = paths
+        watcher = try ChangeWatcher()
+        refreshWatches()
+    }
+
+    var descriptor: Int32 { watcher.descriptor }
+
+    /// Adds watches for folders that exist now and are not watched yet (the state directory may
+    /// appear after the dashboard starts).
+    func refreshWatches() {
+        let mask = ChangeWatcher.defaultMask | UInt32(IN_MODIFY)
+        var wanted = [paths.root, paths.requests, paths.tasks, paths.transfers, paths.apps]
+        for parent in [paths.requests, paths.tasks, paths.transfers] {
+            for name in (try? StateFiles.names(in: parent)) ?? [] { wanted.append("\(parent)/\(name)") }
+        }
+        for directory in wanted where !watched.contains(directory) {
+            if (try? watcher.watch(directory, mask: mask)) != nil { watched.insert(directory) }
+        }
+        watched = watched.intersection(Set(watcher.watchedDirectories))
+    }
+
+    /// Drains pending changes; returns whether any of them matter to the view.
+    func drain() -> Bool {
+        let changes = watcher.drain()
+        guard !changes.isEmpty else { return false }
+        refreshWatches()
+        // The scheduler's inbox and outcomes churn with every command; the view shows neither.
+        return changes.contains { change in !change.name.hasPrefix(".") && change.name != "daemon.lock" }
+    }
+}
