@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "bgtaskd", targets: ["bgtaskd"]),
         .executable(name: "bgctl", targets: ["bgctl"]),
+        .executable(name: "bgbench", targets: ["bgbench"]),
         .executable(name: "bgtop", targets: ["bgtop"]),
         .library(name: "TaskState", targets: ["TaskState"]),
         .library(name: "SchedulerCore", targets: ["SchedulerCore"]),
@@ -46,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "bgtop",
             dependencies: [
-                "Dashboard", "CursesTerminal", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
+                "Dashboard", "CursesTerminal", "CNcurses", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -66,13 +67,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Benchmarks against named peers (SQLite for durable writes); `swift run -c release bgbench`.
+        .executableTarget(
+            name: "bgbench",
+            dependencies: [
+                // bgtaskd is listed so that `swift run bgbench` builds the scheduler it drives.
+                "SchedulerCore", "TaskState", "bgtaskd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "TaskStateTests", dependencies: ["TaskState"]),
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"]),
+        // Golden screens are read through #filePath, not bundled.
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"], exclude: ["Golden"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
+        .testTarget(name: "CursesTerminalTests", dependencies: ["CursesTerminal", "Dashboard"]),
         // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TaskState", "SchedulerCore", "bgtaskd", "bgctl", "bgtop"]
+            dependencies: ["TaskState", "SchedulerCore", "CLinuxSupport", "bgtaskd", "bgctl", "bgtop"]
         ),
     ]
 )

@@ -28,7 +28,7 @@ public enum DashboardView {
         case .help: Overlays.help(&grid, palette: palette, glyphs: glyphs, readOnly: state.readOnly)
         case .detail: Overlays.detail(&grid, snapshot: snapshot, state: state, palette: palette, glyphs: glyphs)
         case .confirmCancel(let app, let identifier):
-            Overlays.confirm(&grid, text: "Cancel \(identifier) of \(app)?  y = yes, any other key = no", palette: palette, glyphs: glyphs)
+            Overlays.confirm(&grid, question: "Cancel \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
         }
         return grid
     }
@@ -44,10 +44,14 @@ public enum DashboardView {
             x += grid.put("\(glyphs.down) scheduler down\(seen)", x: x, y: 0, style: palette.error)
         }
         let clock = TextFormat.clock(snapshot.now, seconds: false) + " UTC "
-        let state = " \(snapshot.stateDirectory)"
-        grid.put(state, x: x + 1, y: 0, style: palette.inactive, maxWidth: max(0, grid.size.width - x - clock.count - 2))
+        let room = max(0, grid.size.width - x - clock.count - 2)
+        grid.put(" " + TextFormat.fitTail(snapshot.stateDirectory, max(0, room - 1)), x: x + 1, y: 0, style: palette.inactive, maxWidth: room)
         grid.put(clock, x: grid.size.width - clock.count, y: 0, style: palette.text)
 
+        let expiring = snapshot.tasks.filter { $0.state == .expiring }.count
+        let counts = "\(snapshot.pending.count) pending  \(snapshot.tasks.count) running\(expiring > 0 ? " (\(expiring) expiring)" : "")  \(snapshot.transfers.count) transfers"
+        let countsX = grid.size.width - counts.count - 1
+        grid.put(counts, x: countsX, y: 1, style: palette.text)
         x = 1
         if let conditions = snapshot.conditions {
             let effective = conditions.effective
@@ -57,21 +61,18 @@ public enum DashboardView {
                 ("idle", effective.idle ? "yes" : "no", effective.idle, .idle),
                 ("lowpower", effective.lowPower ? "on" : "off", !effective.lowPower, .lowpower),
             ]
-            for (name, value, fine, key) in items {
+            for (name, value, fine, key) in items where x + name.count + value.count + 3 < countsX {
                 x += grid.put("\(name) ", x: x, y: 1, style: palette.inactive)
                 x += grid.put(value, x: x, y: 1, style: fine ? palette.text : palette.error)
                 if conditions.isSimulated(key) { x += grid.put("*", x: x, y: 1, style: palette.misc) }
                 x += grid.put("  ", x: x, y: 1, style: palette.text)
             }
-            if Conditions.Name.allCases.contains(where: conditions.isSimulated) {
-                x += grid.put("(*simulated)  ", x: x, y: 1, style: palette.misc)
+            if Conditions.Name.allCases.contains(where: conditions.isSimulated) && x + 12 < countsX {
+                x += grid.put("*simulated", x: x, y: 1, style: palette.misc)
             }
         } else {
-            x += grid.put("conditions not measured yet  ", x: x, y: 1, style: palette.inactive)
+            x += grid.put("conditions not measured yet", x: x, y: 1, style: palette.inactive, maxWidth: countsX - x - 1)
         }
-        let expiring = snapshot.tasks.filter { $0.state == .expiring }.count
-        let counts = "\(snapshot.pending.count) pending  \(snapshot.tasks.count) running\(expiring > 0 ? " (\(expiring) expiring)" : "")  \(snapshot.transfers.count) transfers"
-        grid.put(counts, x: max(x, grid.size.width - counts.count - 1), y: 1, style: palette.text)
     }
 
     private static func draw(_ panel: Panel, into grid: inout CellGrid, snapshot: DashboardSnapshot, state: DashboardState,
@@ -98,11 +99,7 @@ public enum DashboardView {
             return
         }
         let selectedIndex = state.currentIndex(panel, rows: rows)
-        var offset = min(state.scroll[panel] ?? 0, max(0, rows.count - visible))
-        if let selectedIndex {
-            if selectedIndex < offset { offset = selectedIndex }
-            if selectedIndex >= offset + visible { offset = selectedIndex - visible + 1 }
-        }
+        let offset = state.visibleOffset(panel, rows: rows, layout: layout)
         // Only the visible rows are laid out, however many there are.
         for line in 0..<min(visible, rows.count - offset) {
             let index = offset + line
@@ -112,7 +109,15 @@ public enum DashboardView {
             if isSelected { grid.fill(x: rect.x + 1, y: y, width: inner, height: 1, with: Cell(" ", style: style)) }
             if index == selectedIndex { grid.put(String(glyphs.marker), x: rect.x + 1, y: y, style: focused ? style : palette.inactive) }
             var cells = content.cells(panel, source: rows.sourceIndices[index], widths: widths)
-            if isSelected { cells = cells.map { TableCell($0.text, style: $0.style.map { s in var t = style; t.foreground = s.foreground == .terminalDefault ? style.foreground : s.foreground; return t }) } }
+            if isSelected {
+                // Keep a cell's own colour (bars, errors) on the selection's background.
+                for index in cells.indices {
+                    guard let own = cells[index].style else { continue }
+                    var merged = style
+                    if own.foreground != .terminalDefault { merged.foreground = own.foreground }
+                    cells[index].style = merged
+                }
+            }
             grid.tableRow(cells, widths: widths, x: rect.x + 2, y: y, rowStyle: style, glyphs: glyphs)
         }
         if rows.count > visible {
@@ -159,14 +164,19 @@ public enum DashboardView {
     }
 
     private static func footer(_ grid: inout CellGrid, state: DashboardState, row: Int, palette: Palette, glyphs: Glyphs) {
-        var x = 1
-        for hint in hints(for: state) {
-            let key = hint.key == "↵" && glyphs == .ascii ? "enter" : hint.key
-            x += grid.put(key, x: x, y: row, style: hint.enabled ? palette.hint : palette.inactive)
-            x += grid.put(" \(hint.label)  ", x: x, y: row, style: hint.enabled ? palette.text : palette.inactive)
+        let hints = hints(for: state).map { hint in
+            (key: hint.key == "↵" && glyphs == .ascii ? "enter" : hint.key, label: hint.label, enabled: hint.enabled)
         }
-        if state.readOnly {
-            let label = "read-only "
+        let label = state.readOnly ? " read-only" : ""
+        // Two spaces between hints where they fit, one where the terminal is narrow.
+        let natural = hints.reduce(1) { $0 + $1.key.count + 1 + $1.label.count + 2 } + label.count
+        let gap = natural <= grid.size.width ? "  " : " "
+        var x = 1
+        for hint in hints {
+            x += grid.put(hint.key, x: x, y: row, style: hint.enabled ? palette.hint : palette.inactive)
+            x += grid.put(" \(hint.label)\(gap)", x: x, y: row, style: hint.enabled ? palette.text : palette.inactive)
+        }
+        if !label.isEmpty && x + label.count <= grid.size.width {
             grid.put(label, x: grid.size.width - label.count, y: row, style: palette.inactive)
         }
     }

@@ -68,7 +68,7 @@ extension DashboardState {
             focus = panel
             if let row {
                 let rows = snapshot.rows(panel, state: self)
-                let index = (scroll[panel] ?? 0) + row
+                let index = visibleOffset(panel, rows: rows, layout: layout) + row
                 if index < rows.count { select(index, in: panel, rows: rows) }
             }
         case .wheelUp(let x, let y), .wheelDown(let x, let y):
@@ -161,6 +161,19 @@ extension DashboardState {
         let target = min(max(0, current.addingReportingOverflow(delta).partialValue), rows.count - 1)
         select(target, in: focus, rows: rows)
         scrollToSelection(focus, rows: rows, layout: layout)
+    }
+
+    /// The first row shown in `panel`: the stored scroll, moved just enough to show the selection
+    /// (which may have moved by itself when rows were re-sorted or removed). The view and mouse
+    /// clicks both use this, so a click lands on the row that is on screen.
+    public func visibleOffset(_ panel: Panel, rows: PanelRows, layout: DashboardLayout) -> Int {
+        let visible = max(1, layout.visibleRows(panel))
+        var offset = min(scroll[panel] ?? 0, max(0, rows.count - visible))
+        if let selected = currentIndex(panel, rows: rows) {
+            if selected < offset { offset = selected }
+            if selected >= offset + visible { offset = selected - visible + 1 }
+        }
+        return max(0, offset)
     }
 
     /// Keeps the selected row of `panel` inside its visible window.

@@ -4,17 +4,17 @@ import TaskState
 /// Boxes drawn over the panels: help, details of the selected row, confirmations.
 enum Overlays {
     static let keys: [(String, String)] = [
-        ("l", "simulate launch of the selected pending request"),
-        ("e", "simulate expiration of the selected running handler"),
-        ("c", "cancel the selected pending request (asks first)"),
+        ("l", "simulate launch of the selected request"),
+        ("e", "simulate expiration of the selected handler"),
+        ("c", "cancel the selected request (asks first)"),
         ("Tab / Shift-Tab, 1-4", "focus a panel"),
         ("Up/Down, j/k", "move the selection"),
         ("PgUp/PgDn, Home/End", "page, first, last"),
-        ("/", "filter rows as you type; Enter keeps, Esc clears"),
+        ("/", "filter as you type; Enter keeps, Esc clears"),
         ("s / S", "cycle the sort column / reverse the order"),
         ("Enter", "details of the selected row"),
         ("t", "next theme"),
-        ("mouse", "click selects, wheel scrolls (--no-mouse turns it off)"),
+        ("mouse", "click selects, wheel scrolls"),
         ("?", "this help"),
         ("Esc", "close an overlay, clear the filter"),
         ("q", "quit"),
@@ -35,12 +35,14 @@ enum Overlays {
         if readOnly { grid.put(" read-only: actions are disabled ", x: rect.x + 2, y: rect.y + height - 1, style: palette.inactive) }
     }
 
-    static func confirm(_ grid: inout CellGrid, text: String, palette: Palette, glyphs: Glyphs) {
-        let width = min(grid.size.width - 4, text.count + 6)
-        let rect = Rect(x: (grid.size.width - width) / 2, y: grid.size.height / 2 - 2, width: width, height: 3)
+    static func confirm(_ grid: inout CellGrid, question: String, palette: Palette, glyphs: Glyphs) {
+        let answer = "y = yes, any other key = no"
+        let width = min(grid.size.width - 4, max(question.count, answer.count) + 6)
+        let rect = Rect(x: (grid.size.width - width) / 2, y: grid.size.height / 2 - 2, width: width, height: 4)
         grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height, with: Cell(" ", style: palette.text))
         grid.box(rect, title: "Confirm", style: palette.error, titleStyle: palette.error, glyphs: glyphs)
-        grid.put(text, x: rect.x + 3, y: rect.y + 1, style: palette.text, maxWidth: width - 6)
+        grid.put(TextFormat.fitTail(question, width - 6), x: rect.x + 3, y: rect.y + 1, style: palette.text, maxWidth: width - 6)
+        grid.put(answer, x: rect.x + 3, y: rect.y + 2, style: palette.hint, maxWidth: width - 6)
     }
 
     static func detail(_ grid: inout CellGrid, snapshot: DashboardSnapshot, state: DashboardState, palette: Palette, glyphs: Glyphs) {
@@ -96,8 +98,11 @@ enum Overlays {
                      ("reason", event.reason ?? "-"), ("message", event.message)]
             if let app = event.app, let identifier = event.identifier { key = TaskKey(app: app, identifier: identifier) }
         }
+        let maximumLines = min(grid.size.height - 2, lines.count + 3 + 8) - 3
         if let key {
-            let history = snapshot.events.filter { $0.app == key.app && $0.identifier == key.identifier }.suffix(6)
+            // History goes last; when room is short, its oldest lines go first, never the newest.
+            let room = max(0, maximumLines - lines.count - 2)
+            let history = snapshot.events.filter { $0.app == key.app && $0.identifier == key.identifier }.suffix(min(6, room))
             if !history.isEmpty {
                 lines.append(("", ""))
                 lines.append(("history", ""))

@@ -24,7 +24,7 @@ struct PanelContent {
                     .flexible("PROGRESS", minimum: 6, weight: 2), .fixed("BYTES", wide ? 19 : 9),
                     .fixed("RATE", 9), .fixed("ETA", 6)]
         case .events:
-            return [.fixed("TIME", 8), .fixed("EVENT", 13), .flexible("WHAT", minimum: 20)]
+            return [.fixed("TIME", 8), .fixed("EVENT", 17), .flexible("WHAT", minimum: 20)]
         }
     }
 
@@ -40,7 +40,7 @@ struct PanelContent {
             let blockers = row.blockers.filter { $0 != "earliestBeginDate" || (request.earliestBeginDate ?? now) > now }
             let waiting = blockers.isEmpty ? TableCell("ready: launching", style: palette.good)
                                                : TableCell(blockers.map(Self.blockerLabel).joined(separator: ", "))
-            return [TableCell(request.app.rawValue), TableCell(request.identifier.rawValue),
+            return [TableCell(request.app.rawValue, keepsTail: true), TableCell(request.identifier.rawValue, keepsTail: true),
                     TableCell(kindLabel(request.kind, widths[2])),
                     TableCell(DurationText.until(request.earliestBeginDate, from: now)),
                     TableCell(requires.isEmpty ? "-" : requires), waiting]
@@ -61,7 +61,8 @@ struct PanelContent {
                 left = TableCell("0s", style: palette.error)
                 state = TableCell("EXPIRING \(DurationText.compact(kill))", style: palette.error)
             }
-            return [TableCell(task.app.rawValue), TableCell(task.identifier.rawValue), TableCell(kindLabel(task.kind, widths[2])),
+            return [TableCell(task.app.rawValue, keepsTail: true), TableCell(task.identifier.rawValue, keepsTail: true),
+                    TableCell(kindLabel(task.kind, widths[2])),
                     TableCell("\(task.pid)"), TableCell(DurationText.compact(now.timeIntervalSince(task.startedAt))), left,
                     TableCell(TextFormat.bar(task.state == .expiring ? 1 : used, width: barWidth, glyphs: glyphs),
                               style: palette.gradient("temp", task.state == .expiring ? 1 : used)),
@@ -78,7 +79,8 @@ struct PanelContent {
                 eta = DurationText.compact(Double(max(0, expected - transfer.bytesTransferred)) / speed)
             }
             let gradient = transfer.direction == .download ? "download" : "upload"
-            return [TableCell(transfer.app.rawValue), TableCell(transfer.identifier.rawValue), TableCell(host),
+            return [TableCell(transfer.app.rawValue, keepsTail: true), TableCell(transfer.identifier.rawValue, keepsTail: true),
+                    TableCell(host, keepsTail: true),
                     TableCell(transfer.state.rawValue, style: transfer.state == .failed ? palette.error : nil),
                     TableCell(TextFormat.bar(fraction, width: barWidth, glyphs: glyphs), style: palette.gradient(gradient, fraction)),
                     TableCell(TextFormat.bytes(transfer.bytesTransferred) + expected), TableCell(rate), TableCell(eta)]

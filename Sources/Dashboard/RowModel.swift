@@ -42,7 +42,8 @@ extension DashboardSnapshot {
             indices = pending.indices.filter { index in
                 let request = pending[index].request
                 return matches(request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
-                               pending[index].blockers.joined(separator: " "))
+                               pending[index].blockers.joined(separator: " "),
+                               pending[index].blockers.map(PanelContent.blockerLabel).joined(separator: ", "))
             }
             indices.sort { a, b in
                 let x = pending[a].request, y = pending[b].request
@@ -100,7 +101,11 @@ extension DashboardSnapshot {
                 default: return a > b
                 }
             }
-            for index in indices { ids[index] = "event-\(index)-\(events[index].time.timeIntervalSince1970)" }
+            // Not the position in the window: that shifts as new events push old ones out.
+            for index in indices {
+                let event = events[index]
+                ids[index] = "event-\(event.time.timeIntervalSince1970)-\(event.type.rawValue)-\(event.message.hashValue)"
+            }
         }
         if reversed { indices.reverse() }
         return PanelRows(ids: indices.map { ids[$0]! }, sourceIndices: indices)

@@ -31,10 +31,14 @@ struct Column {
 struct TableCell {
     var text: String
     var style: CellStyle?
+    /// Cut from the left when too long: reverse-DNS names differ at their end
+    /// (`…weather.refresh` tells more than `com.example.wea…`).
+    var keepsTail: Bool
 
-    init(_ text: String, style: CellStyle? = nil) {
+    init(_ text: String, style: CellStyle? = nil, keepsTail: Bool = false) {
         self.text = text
         self.style = style
+        self.keepsTail = keepsTail
     }
 }
 
@@ -65,7 +69,9 @@ extension CellGrid {
         let ellipsis: Character = glyphs == .ascii ? "~" : "…"
         for (index, cell) in cells.enumerated() where index < widths.count {
             let width = widths[index]
-            put(TextFormat.fit(cell.text, width, ellipsis: ellipsis), x: column, y: y, style: cell.style ?? rowStyle,
+            let text = cell.keepsTail ? TextFormat.fitTail(cell.text, width, ellipsis: ellipsis)
+                                      : TextFormat.fit(cell.text, width, ellipsis: ellipsis)
+            put(text, x: column, y: y, style: cell.style ?? rowStyle,
                 maxWidth: min(width, right - column))
             column += width
             if index < widths.count - 1 {

@@ -9,6 +9,13 @@ enum TextFormat {
         return String(text.prefix(width - 1)) + String(ellipsis)
     }
 
+    /// Like ``fit(_:_:ellipsis:)`` but keeps the end of the text.
+    static func fitTail(_ text: String, _ width: Int, ellipsis: Character = "…") -> String {
+        guard width > 0 else { return "" }
+        if text.count <= width { return text + String(repeating: " ", count: width - text.count) }
+        return String(ellipsis) + String(text.suffix(width - 1))
+    }
+
     /// `1.5 MB`, `320 B`, `4.0 GB` (decimal units, as transfer tools print them).
     static func bytes(_ value: Int64) -> String {
         let units = ["B", "kB", "MB", "GB", "TB"]

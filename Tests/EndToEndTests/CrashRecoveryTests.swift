@@ -77,6 +77,7 @@ import Glibc
         #expect(try env.bgctl("simulate-launch", "com.example.longjob.work").status == 0)
         try env.waitUntil("the app") { env.output(of: "com.example.longjob").count == 1 }
         let pid = try #require(Int32(env.output(of: "com.example.longjob")[0].dropFirst("started ".count)))
+        try env.waitUntil("the launch to be recorded") { try env.tasks().count == 1 }
         first.crash()
         #expect(processIsAlive(pid), "apps outlive a scheduler crash")
 
@@ -106,13 +107,15 @@ import Glibc
         #expect(try env.bgctl("simulate-launch", "com.example.short.work").status == 0)
         try env.waitUntil("the app") { env.output(of: "com.example.short").count == 1 }
         let pid = try #require(Int32(env.output(of: "com.example.short")[0].dropFirst("started ".count)))
+        // The launch is committed just after the process starts; crash after that, not in between.
+        try env.waitUntil("the launch to be recorded") { try env.tasks().count == 1 }
         first.crash()
         kill(-pid, SIGKILL)
         try env.waitUntil("the app to die") { !processIsAlive(pid) }
 
         let second = try env.startDaemon()
         defer { second.stop() }
-        #expect(env.events(.interrupted).map(\.pid) == [pid])
+        #expect(env.events(.interrupted).map(\.pid) == [pid], "\(env.events().map(\.message))")
         #expect(try env.tasks().isEmpty)
     }
 }

@@ -82,7 +82,7 @@ import Glibc
         try env.waitUntil("the manifest error") { !env.events(.manifestError).isEmpty }
         let apps = try env.bgctl("apps")
         #expect(apps.stdout.contains("com.example.broken.json: executable 'relative/path' is not an absolute path"))
-        #expect(daemon.process.isRunning)
+        #expect(daemon.isRunning)
     }
 
     @Test func eventsFollowPrintsNewEventsAsTheyHappen() throws {
@@ -92,12 +92,13 @@ import Glibc
         defer { daemon.stop() }
         let outputPath = env.root + "/follow.out"
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        let follower = Process()
-        follower.executableURL = URL(fileURLWithPath: TestEnvironment.binaries + "/bgctl")
-        follower.arguments = ["events", "--follow", "--json", "--limit", "0", "--state", env.state]
-        follower.standardOutput = FileHandle(forWritingAtPath: outputPath)
-        try follower.run()
-        defer { follower.terminate(); follower.waitUntilExit() }
+        let follower = try Spawn.start(TestEnvironment.binaries + "/bgctl",
+                                       ["events", "--follow", "--json", "--limit", "0", "--state", env.state],
+                                       environment: ProcessInfo.processInfo.environment, stdout: outputPath, stderr: outputPath + ".err")
+        defer {
+            kill(follower, SIGTERM)
+            #expect(Spawn.wait(follower) == 128 + SIGTERM, "SIGTERM ends a follower")
+        }
         usleep(300_000)
         #expect(try env.bgctl("submit", "--app", "com.example.follow", "--id", "com.example.follow.refresh", "--kind", "refresh",
                               "--earliest", "+60").status == 0)

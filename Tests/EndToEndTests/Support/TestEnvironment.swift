@@ -94,40 +94,24 @@ final class TestEnvironment: @unchecked Sendable {
 
     /// Runs a program and captures its output.
     func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["BGTASK_STATE_DIR"] = nil
         environment["BGTASK_CONFIG_DIR"] = nil
         environment["BGTASK_APP_ID"] = nil
         for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        // Files, not pipes: a pipe's write end inherited by some unrelated long-lived child (tests
-        // run in parallel) would keep a pipe reader waiting.
-        let name = "\(root)/.run-\(UUID().uuidString.prefix(8))"
-        _ = FileManager.default.createFile(atPath: name + ".out", contents: nil)
-        _ = FileManager.default.createFile(atPath: name + ".err", contents: nil)
-        defer {
-            try? FileManager.default.removeItem(atPath: name + ".out")
-            try? FileManager.default.removeItem(atPath: name + ".err")
-        }
-        let out = FileHandle(forWritingAtPath: name + ".out"), err = FileHandle(forWritingAtPath: name + ".err")
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        try? out?.close()
-        try? err?.close()
-        let stdout = (try? String(contentsOfFile: name + ".out", encoding: .utf8)) ?? ""
-        let stderr = (try? String(contentsOfFile: name + ".err", encoding: .utf8)) ?? ""
-        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        let (status, stdout, stderr) = try Spawn.run(executable, arguments, environment: environment)
+        return Result(status: status, stdout: stdout, stderr: stderr)
     }
 
     /// Starts `bgtaskd` and waits until it holds the lock and has written its first commit.
     func startDaemon() throws -> DaemonProcess {
         let daemon = try DaemonProcess(environment: self)
-        try waitUntil("bgtaskd to start") { StateLock.holder(self.paths) == daemon.pid && FileManager.default.fileExists(atPath: self.paths.heartbeat) }
+        // Its first commit writes a heartbeat with its own pid (an earlier scheduler's may be there).
+        try waitUntil("bgtaskd to start") {
+            guard StateLock.holder(self.paths) == daemon.pid, let data = try? StateFiles.read(self.paths.heartbeat),
+                  let heartbeat = try? JSONFormat.decode(DaemonHeartbeat.self, from: data) else { return false }
+            return heartbeat.pid == daemon.pid
+        }
         return daemon
     }
 
@@ -164,43 +148,38 @@ final class TestEnvironment: @unchecked Sendable {
 
 /// A running `bgtaskd`.
 final class DaemonProcess: @unchecked Sendable {
-    let process = Process()
+    let pid: pid_t
     let logPath: String
+    private var exitStatus: Int32?
 
     init(environment: TestEnvironment) throws {
         logPath = "\(environment.root)/bgtaskd-\(UUID().uuidString.prefix(6)).log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: TestEnvironment.binaries + "/bgtaskd")
-        process.arguments = ["--state", environment.state, "--config", environment.config, "--log-level", "debug"]
-        let log = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        pid = try Spawn.start(TestEnvironment.binaries + "/bgtaskd",
+                              ["--state", environment.state, "--config", environment.config, "--log-level", "debug"],
+                              environment: ProcessInfo.processInfo.environment, stdout: logPath, stderr: logPath + ".err")
     }
 
-    var pid: Int32 { process.processIdentifier }
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var log: String { (try? String(contentsOfFile: logPath + ".err", encoding: .utf8)) ?? "" }
+    var isRunning: Bool { exitStatus == nil && processIsAlive(pid) }
 
     /// SIGTERM, then waits; returns the exit status.
     @discardableResult
     func stop() -> Int32 {
-        if process.isRunning { kill(pid, SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        if let exitStatus { return exitStatus }
+        kill(pid, SIGTERM)
+        let status = Spawn.wait(pid)
+        exitStatus = status
+        return status
     }
 
     /// SIGKILL, as a crash would.
     func crash() {
+        guard exitStatus == nil else { return }
         kill(pid, SIGKILL)
-        process.waitUntilExit()
+        exitStatus = Spawn.wait(pid)
     }
 
-    deinit {
-        if process.isRunning {
-            kill(pid, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    deinit { crash() }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

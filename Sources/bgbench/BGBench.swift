@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import TaskState
+
+/// `bgbench`: bgtop's benchmarks. Not a test: it measures, prints a table with ratios against a
+/// peer measured in the same run, and never passes or fails on a number.
+///
+/// Run it as `swift run -c release bgbench`; it drives the real `bgtaskd` from the same build.
+@main
+struct BGBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bgbench",
+        abstract: "Benchmark bgtop's scheduler against SQLite (durable submits), and its launch and expiry timing.",
+        discussion: """
+        Phases: (1) durable submits per second, bgtop beside SQLite (WAL and DELETE, synchronous=FULL) with
+        the same number of writers; (2) launch latency, earliestBeginDate to app running; (3) expiry lateness,
+        deadline to SIGUSR1 received. Uses bgtaskd from bgbench's own build folder and python3's sqlite3
+        module. Everything happens in a private temporary folder that is removed at the end.
+        See docs/performance.md.
+        """)
+
+    @Option(help: "Durable submits per row in phase 1 (ten identifiers per app, so submits/10 apps).")
+    var submits = 2000
+
+    @Option(parsing: .upToNextOption, help: "Writer counts in phase 1, one row each (bgtop threads, SQLite processes).")
+    var writers: [Int] = [1, 8]
+
+    @Option(help: "Launches measured in phase 2, and tasks expired in phase 3.")
+    var launches = 40
+
+    @Option(help: "Runtime budget of phase 3's tasks, in seconds.")
+    var budget = 0.3
+
+    @Option(help: "Seconds from submitting a request to its earliestBeginDate (phases 2 and 3).")
+    var lead = 0.3
+
+    @Option(help: "Seconds between consecutive due dates (phases 2 and 3).")
+    var stagger = 0.02
+
+    @Option(help: "Folder in which to create the benchmark folder (default: $TMPDIR, else /tmp).")
+    var directory: String?
+
+    @Flag(help: "Skip the bgctl-style rows in which each writer waits for its outcome.")
+    var noRoundTrip = false
+
+    @Flag(help: "Keep the benchmark folder (state, logs, databases) instead of removing it.")
+    var keep = false
+
+    func validate() throws {
+        guard submits >= 1 else { throw ValidationError("--submits must be at least 1") }
+        guard !writers.isEmpty, writers.allSatisfy({ (1...256).contains($0) }) else {
+            throw ValidationError("--writers takes counts from 1 to 256")
+        }
+        guard (1...999).contains(launches) else { throw ValidationError("--launches must be from 1 to 999") }
+        guard budget > 0, lead > 0, stagger >= 0 else {
+            throw ValidationError("--budget and --lead must be positive, --stagger zero or more")
+        }
+    }
+
+    func run() throws {
+        do {
+            try measure()
+        } catch let error as BenchError {
+            Console.error(error.description)
+            throw ExitCode.failure
+        }
+    }
+
+    private func measure() throws {
+        let scheduler = try SchedulerBinary.locate()
+        let parent = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let workspace = try Workspace(parent: parent)
+        defer {
+            if keep { Console.line("kept \(workspace.root)") } else { workspace.remove() }
+        }
+        let peer = SQLitePeer(workspace: workspace, rows: submits)
+        try header(scheduler: scheduler, workspace: workspace, peer: peer)
+        let ratios = try durableSubmits(workspace: workspace, scheduler: scheduler, peer: peer)
+        try launchLatency(workspace: workspace, scheduler: scheduler)
+        try expiryLateness(workspace: workspace, scheduler: scheduler)
+        Console.line()
+        Console.line("Ratios, bgtop submits/s ÷ SQLite submits/s in this run (above 1: bgtop applied more per second):")
+        for line in ratios { Console.line(line) }
+    }
+
+    /// Phase 1; returns the ratio lines for the end of the report.
+    private func durableSubmits(workspace: Workspace, scheduler: String, peer: SQLitePeer) throws -> [String] {
+        Console.line()
+        Console.line("1. Durable submits: \(submits) per row, each a distinct (app, identifier) processing request;")
+        Console.line("   clock from releasing the writers to bgtaskd having applied all (outcomes written, syncfs done).")
+        let submitting = DurableSubmits(workspace: workspace, scheduler: scheduler, submits: submits)
+        var ratios: [String] = []
+        var rows = [["writers", "system", "seconds", "submits/s", "vs SQLite WAL", "notes"]]
+        for count in writers {
+            var bgtop = [try submitting.run(writers: count, mode: .pipelined)]
+            if !noRoundTrip {
+                bgtop.append(try submitting.run(writers: count, mode: .roundTrip))
+                if count == 1 {
+                    bgtop.append(try submitting.run(writers: 1, mode: .channelSend, count: min(submits, 200)))
+                }
+            }
+            let sqlite = [try peer.run(writers: count, journalMode: "WAL"), try peer.run(writers: count, journalMode: "DELETE")]
+            rows += Report.submitRows(bgtop: bgtop, sqlite: sqlite)
+            ratios.append(Report.ratioLine(writers: count, bgtop: bgtop, sqlite: sqlite))
+            for result in bgtop where result.pendingRequests != result.throughput.operations || result.refused > 0 {
+                Console.error("""
+                    warning: \(result.writers) writer(s), \(result.mode.rawValue): \(result.refused) refused, \
+                    \(result.pendingRequests) requests pending (expected \(result.throughput.operations))
+                    """)
+            }
+        }
+        Console.table(rows)
+        if !noRoundTrip {
+            Console.line("   \"wait for each outcome\" keeps one inotify instance per writer; CommandChannel.send (what bgctl")
+            Console.line("   calls) opens and closes one per submit, and closing it can wait for the kernel (docs/performance.md).")
+        }
+        return ratios
+    }
+
+    /// Phase 2.
+    private func launchLatency(workspace: Workspace, scheduler: String) throws {
+        Console.line()
+        Console.line("2. Launch latency: \(launches) app refresh requests, one app each, coalescing off,")
+        Console.line("   due \(lead) s after submission, \(stagger) s apart; earliestBeginDate -> app running.")
+        let launch = try LaunchLatency(workspace: workspace, scheduler: scheduler, launches: launches,
+                                       lead: lead, stagger: stagger).run()
+        Console.table([
+            ["", "p50 ms", "p99 ms", "max ms", "n"],
+            Report.latencyRow("app (first line of its bash script)", launch.appObserved),
+            Report.latencyRow("bgtaskd (time of its launched event)", launch.daemonObserved),
+        ])
+        warnLate(launch.lateSubmits)
+    }
+
+    /// Phase 3.
+    private func expiryLateness(workspace: Workspace, scheduler: String) throws {
+        Console.line()
+        Console.line("3. Expiry lateness: \(launches) app refresh tasks, one app each, budget \(budget) s;")
+        Console.line("   task deadline -> SIGUSR1 received.")
+        let expiry = try ExpiryLateness(workspace: workspace, scheduler: scheduler, count: launches, budget: budget,
+                                        lead: lead, stagger: stagger).run()
+        Console.table([
+            ["", "p50 ms", "p99 ms", "max ms", "n"],
+            Report.latencyRow("app (its SIGUSR1 trap)", expiry.appObserved),
+            Report.latencyRow("bgtaskd (time of its expired event)", expiry.daemonObserved),
+        ])
+        warnLate(expiry.lateSubmits)
+        Console.line("   bgtaskd's times come from events.jsonl, which keeps milliseconds (so they are +/- 0.5 ms).")
+    }
+
+    private func header(scheduler: String, workspace: Workspace, peer: SQLitePeer) throws {
+        let version = Subprocess.output(scheduler, ["--version"], scratch: workspace.root) ?? "?"
+        #if DEBUG
+        let build = "DEBUG build: not representative, use swift run -c release bgbench"
+        #else
+        let build = "release build"
+        #endif
+        let machine = Machine.describe(directory: workspace.root, scratch: workspace.root)
+        Console.line("bgbench: bgtaskd \(version) (\(build)), \(JSONFormat.string(from: Date()))")
+        for line in machine.lines { Console.line(line) }
+        Console.line("peer:        \(try peer.version()), same folder")
+    }
+
+    private func warnLate(_ count: Int) {
+        guard count > 0 else { return }
+        Console.line("   note: \(count) request(s) reached bgtaskd only after they were due; their figures include the")
+        Console.line("   submit. Use a larger --lead.")
+    }
+}

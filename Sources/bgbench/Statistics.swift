@@ -1,0 +1,65 @@
+import Foundation
+
+/// A set of timing samples (seconds) and the figures a benchmark reports from them.
+struct Samples: Sendable {
+    /// The samples, in seconds, in no particular order.
+    var values: [Double]
+
+    init(_ values: [Double]) {
+        self.values = values
+    }
+
+    var count: Int { values.count }
+
+    /// The `fraction` quantile by the nearest-rank method: the smallest sample with at least
+    /// `fraction` of all samples at or below it. With 40 samples, p99 is the largest.
+    func quantile(_ fraction: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let rank = max(1, Int((fraction * Double(sorted.count)).rounded(.up)))
+        return sorted[min(rank, sorted.count) - 1]
+    }
+
+    var p50: Double? { quantile(0.50) }
+    var p99: Double? { quantile(0.99) }
+    var minimum: Double? { values.min() }
+    var maximum: Double? { values.max() }
+}
+
+/// Work done in a measured time.
+struct Throughput: Sendable {
+    var operations: Int
+    var seconds: Double
+
+    var perSecond: Double { seconds > 0 ? Double(operations) / seconds : 0 }
+}
+
+/// Number formatting shared by the report.
+enum Format {
+    /// Seconds shown as milliseconds with one decimal, or `-` when absent.
+    static func milliseconds(_ seconds: Double?) -> String {
+        guard let seconds else { return "-" }
+        return String(format: "%.1f", seconds * 1000)
+    }
+
+    /// A rate with no decimals and thousands grouped by a thin comma: `12,345`.
+    static func rate(_ value: Double) -> String {
+        let whole = Int(value.rounded())
+        var digits = String(abs(whole))
+        var groups: [String] = []
+        while digits.count > 3 {
+            groups.insert(String(digits.suffix(3)), at: 0)
+            digits.removeLast(3)
+        }
+        groups.insert(digits, at: 0)
+        return (whole < 0 ? "-" : "") + groups.joined(separator: ",")
+    }
+
+    /// A ratio such as `2.35x`.
+    static func ratio(_ value: Double) -> String {
+        value.isFinite ? String(format: "%.2fx", value) : "-"
+    }
+
+    /// Seconds with two decimals.
+    static func seconds(_ value: Double) -> String { String(format: "%.2f", value) }
+}

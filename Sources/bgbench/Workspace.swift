@@ -1,0 +1,78 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The run's private folder: created with `mkdtemp` (mode 0700) under the chosen parent, holding
+/// every scheduler's state and config, the app scripts and the SQLite databases, so that bgtop and
+/// SQLite are measured on the same file system. Removed at the end unless asked to keep it.
+final class Workspace {
+    let root: String
+
+    /// Creates `<parent>/bgbench-XXXXXX`.
+    init(parent: String) throws {
+        var parent = parent
+        while parent.count > 1 && parent.hasSuffix("/") { parent.removeLast() }
+        var template = Array("\(parent)/bgbench-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
+        guard created != nil else {
+            throw BenchError("cannot create a folder in \(parent): \(String(cString: strerror(errno)))")
+        }
+        root = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Creates (mode 0700) and returns `<root>/<name>`, with missing parents.
+    func folder(_ name: String) throws -> String {
+        let path = "\(root)/\(name)"
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw BenchError("cannot create \(path): \(error.localizedDescription)")
+        }
+        return path
+    }
+
+    /// Writes an executable script (mode 0700).
+    func writeScript(_ path: String, _ text: String) throws {
+        try writeFile(path, text)
+        guard chmod(path, 0o700) == 0 else {
+            throw BenchError("cannot make \(path) executable: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Writes a text file.
+    func writeFile(_ path: String, _ text: String) throws {
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw BenchError("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Removes the whole folder.
+    func remove() {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}
+
+/// A failure that ends the benchmark with one line on stderr.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// Polls `condition` every `interval` seconds until it holds; throws after `timeout` seconds.
+/// Benchmarks may poll: the waiting is never part of what is measured finer than `interval`.
+func waitUntil(_ what: String, timeout: TimeInterval, interval: TimeInterval = 0.002,
+               _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+        if try condition() { return }
+        if Date() >= deadline { throw BenchError("timed out after \(Int(timeout)) s waiting for \(what)") }
+        usleep(useconds_t(interval * 1_000_000))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bgtop` in a real terminal (tmux) beside a real `bgtaskd`.
+@Suite struct DashboardTerminalTests {
+    private func startDashboard(_ env: TestEnvironment, extra: String = "", width: Int = 100, height: Int = 30) throws -> TmuxSession {
+        let command = "printf 'before bgtop\\n'; \(TestEnvironment.binaries)/bgtop --state \(env.state) --config \(env.config) \(extra); "
+            + "echo \"bgtop exited $?\"; stty -a | tr ' ' '\\n' | grep -x -e echo -e -echo -e icanon -e -icanon | tr '\\n' ' '; echo; sleep 60"
+        return try TmuxSession(command: command, width: width, height: height)
+    }
+
+    @Test func submitLaunchExpireFilterResizeAndQuit() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.weather", identifiers: ["com.example.weather.refresh", "com.example.weather.other"], script: """
+        trap 'echo expired >> "$OUT"; "$BGCTL" complete com.example.weather.refresh --failure; exit 0' USR1
+        sleep 30 & wait $!
+        """)
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let tmux = try startDashboard(env)
+        try tmux.waitFor("scheduler up")
+        try tmux.waitFor("no pending requests")
+
+        // A submit shows up within a second, without any key press.
+        #expect(try env.bgctl("submit", "--app", "com.example.weather", "--id", "com.example.weather.refresh", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        try tmux.waitFor("weather.refresh", timeout: 1)
+        #expect(tmux.screen().contains("begin date"))
+
+        // l launches the selected pending request; its countdown moves.
+        tmux.send("1")
+        tmux.send("l")
+        try tmux.waitFor("Running handlers (1)", timeout: 3)
+        let first = try tmux.waitForScreen("a countdown") { $0.contains("running") }
+        usleep(2_200_000)
+        let later = tmux.screen()
+        #expect(first != later, "the countdown moved")
+        #expect(later.contains("simulated"))
+
+        // e makes it expire: the app's trap completes it and the events say so.
+        tmux.send("2")
+        tmux.send("e")
+        try tmux.waitForScreen("the handler to finish", timeout: 5) { $0.contains("Running handlers (0)") }
+        try tmux.waitFor("completed", timeout: 3)
+        #expect(env.output(of: "com.example.weather").contains("expired"))
+
+        // / filters rows; Esc clears.
+        #expect(try env.bgctl("submit", "--app", "com.example.weather", "--id", "com.example.weather.other", "--kind", "processing",
+                              "--earliest", "+3600").status == 0)
+        try tmux.waitFor("weather.other")
+        tmux.send("/")
+        tmux.type("other")
+        tmux.send("Enter")
+        let filtered = try tmux.waitFor("filter: other")
+        #expect(filtered.contains("Pending requests (1)"))
+        tmux.send("Escape")
+        try tmux.waitForScreen("the filter to clear") { !$0.contains("filter: other") }
+
+        // Resize redraws at the new size; too small says so.
+        tmux.resize(width: 70, height: 20)
+        try tmux.waitFor("terminal too small (need 80×24)")
+        tmux.resize(width: 120, height: 32)
+        let wide = try tmux.waitFor("Pending requests")
+        #expect(wide.split(separator: "\n").first.map { $0.count > 100 } == true)
+
+        // q restores the terminal: the shell's screen is back, echo and canonical mode on.
+        tmux.send("q")
+        let after = try tmux.waitForScreen("the shell after bgtop") { $0.contains("bgtop exited 0") && $0.contains("icanon") }
+        #expect(after.contains("before bgtop"))
+        #expect(after.contains("echo icanon") || after.contains("icanon echo"), "\(after)")
+    }
+
+    @Test func readOnlyRefusesActionsAndSaysSo() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.ro", identifiers: ["com.example.ro.refresh"], script: "exit 0\n")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        #expect(try env.bgctl("submit", "--app", "com.example.ro", "--id", "com.example.ro.refresh", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        let tmux = try startDashboard(env, extra: "--read-only")
+        try tmux.waitFor("ro.refresh")
+        tmux.send("l")
+        try tmux.waitFor("read-only: simulate launch is disabled")
+        usleep(300_000)
+        #expect(try env.tasks().isEmpty)
+        #expect(try env.requests().count == 1)
+        tmux.send("q")
+        try tmux.waitFor("bgtop exited 0")
+    }
+
+    @Test func notATerminalPointsToBgctlList() throws {
+        let env = try TestEnvironment()
+        let result = try env.run(TestEnvironment.binaries + "/bgtop", ["--state", env.state], environment: ["TERM": "dumb"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("bgtop: not a terminal"))
+        #expect(result.stderr.contains("bgctl list"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func batchPrintsOneSnapshot() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.batch", identifiers: ["com.example.batch.refresh"], script: "exit 0\n")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        #expect(try env.bgctl("submit", "--app", "com.example.batch", "--id", "com.example.batch.refresh", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        let result = try env.run(TestEnvironment.binaries + "/bgtop", ["--batch", "--state", env.state, "--config", env.config])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("scheduler up"))
+        #expect(result.stdout.contains("com.example.batch.refresh"))
+        #expect(!result.stdout.contains("\u{1B}"), "plain text, no escape sequences")
+    }
+}
