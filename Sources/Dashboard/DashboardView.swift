@@ -36,11 +36,12 @@ public enum DashboardView {
     private static func header(_ grid: inout CellGrid, _ snapshot: DashboardSnapshot, palette: Palette, glyphs: Glyphs) {
         var x = grid.put(" bgtop ", x: 0, y: 0, style: palette.title)
         if let pid = snapshot.schedulerPID {
-            let active = snapshot.heartbeat.map { ", active \(DurationText.since($0.updatedAt, from: snapshot.now))" } ?? ""
+            // A clock time, not "3s ago": the dashboard does not tick just to age this text.
+            let active = snapshot.heartbeat.map { ", last active \(TextFormat.clock($0.updatedAt))" } ?? ""
             x += grid.put("\(glyphs.up) scheduler up", x: x, y: 0, style: palette.good)
             x += grid.put(" (pid \(pid)\(active))", x: x, y: 0, style: palette.text)
         } else {
-            let seen = snapshot.heartbeat.map { " (last seen \(DurationText.since($0.updatedAt, from: snapshot.now)))" } ?? ""
+            let seen = snapshot.heartbeat.map { " (last seen \(TextFormat.clock($0.updatedAt)))" } ?? ""
             x += grid.put("\(glyphs.down) scheduler down\(seen)", x: x, y: 0, style: palette.error)
         }
         let clock = TextFormat.clock(snapshot.now, seconds: false) + " UTC "

@@ -74,6 +74,39 @@ import Glibc
         #expect(after.contains("echo icanon") || after.contains("icanon echo"), "\(after)")
     }
 
+    @Test func anIdleDashboardDoesNotWakeUp() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.quiet", identifiers: ["com.example.quiet.refresh"], script: "exit 0\n")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        // Due in three hours: nothing on screen counts down by the second.
+        #expect(try env.bgctl("submit", "--app", "com.example.quiet", "--id", "com.example.quiet.refresh", "--kind", "refresh",
+                              "--earliest", "+10800").status == 0)
+        let tmux = try startDashboard(env)
+        try tmux.waitFor("quiet.refresh")
+        let pid = try #require(pidOfDashboard(state: env.state))
+        // The header clock shows minutes and wakes once a minute: measure away from that edge.
+        while Int(Date().timeIntervalSince1970) % 60 > 55 || Int(Date().timeIntervalSince1970) % 60 < 2 { usleep(200_000) }
+        usleep(300_000)
+        let before = contextSwitches(of: pid)
+        usleep(2_000_000)
+        let after = contextSwitches(of: pid)
+        #expect(after == before, "bgtop woke \(after - before) times in 2 s with nothing counting down")
+        tmux.send("q")
+        try tmux.waitFor("bgtop exited 0")
+    }
+
+    private func pidOfDashboard(state: String) -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry),
+                  let command = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8) else { continue }
+            let words = command.split(separator: "\0")
+            if words.first?.hasSuffix("/bgtop") == true, words.contains(Substring(state)) { return pid }
+        }
+        return nil
+    }
+
     @Test func readOnlyRefusesActionsAndSaysSo() throws {
         let env = try TestEnvironment()
         try env.addApp("com.example.ro", identifiers: ["com.example.ro.refresh"], script: "exit 0\n")

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Phase 1 as a whole: bgtop and SQLite measured in interleaved rounds (bgtop, SQLite WAL, SQLite
+/// DELETE, for each writer count, then again), so that a disturbance on a shared machine hits
+/// both sides alike; each figure is the median of the rounds, each ratio the median of the
+/// per-round ratios. The rows where writers wait for each outcome run once, after the rounds.
+struct SubmitPhase {
+    var submitting: DurableSubmits
+    var peer: SQLitePeer
+    var writers: [Int]
+    var rounds: Int
+    var roundTrips: Bool
+
+    /// One line of the table: a system at a writer count, with a rate per round.
+    private struct Row {
+        var writers: Int
+        var system: String
+        var rates: [Double] = []
+        var notes: [String] = []
+    }
+
+    /// Ratios of bgtop to a peer, one per round, for one writer count.
+    private struct Ratios {
+        var wal: [Double] = []
+        var delete: [Double] = []
+    }
+
+    /// Runs the phase, prints its table, and returns the ratio lines for the end of the report.
+    func run() throws -> [String] {
+        var rows: [Row] = []
+        var ratios: [Int: Ratios] = [:]
+        func add(_ writers: Int, _ system: String, _ rate: Double, note: String? = nil) {
+            if let index = rows.firstIndex(where: { $0.writers == writers && $0.system == system }) {
+                rows[index].rates.append(rate)
+                if let note { rows[index].notes.append(note) }
+            } else {
+                rows.append(Row(writers: writers, system: system, rates: [rate], notes: note.map { [$0] } ?? []))
+            }
+        }
+        for _ in 0..<rounds {
+            for count in writers {
+                let bgtop = try submitting.run(writers: count, mode: .pipelined)
+                try check(bgtop)
+                let wal = try peer.run(writers: count, journalMode: "WAL")
+                let delete = try peer.run(writers: count, journalMode: "DELETE")
+                add(count, "bgtop, enqueue back to back", bgtop.throughput.perSecond, note: cpuNote(bgtop))
+                add(count, "SQLite WAL, synchronous=FULL", wal.throughput.perSecond)
+                add(count, "SQLite DELETE, synchronous=FULL", delete.throughput.perSecond)
+                ratios[count, default: Ratios()].wal.append(bgtop.throughput.perSecond / wal.throughput.perSecond)
+                ratios[count, default: Ratios()].delete.append(bgtop.throughput.perSecond / delete.throughput.perSecond)
+            }
+        }
+        var waiting: [Int: Double] = [:]
+        if roundTrips {
+            for count in writers {
+                let result = try submitting.run(writers: count, mode: .roundTrip)
+                try check(result)
+                waiting[count] = result.throughput.perSecond
+                add(count, "bgtop, wait for each outcome", result.throughput.perSecond, note: latencyNote(result))
+                if count == 1 {
+                    let send = try submitting.run(writers: 1, mode: .channelSend, count: min(submitting.submits, 200))
+                    try check(send)
+                    add(1, "bgtop, CommandChannel.send (bgctl)", send.throughput.perSecond,
+                        note: "\(send.throughput.operations) submits, " + latencyNote(send))
+                }
+            }
+        }
+        printTable(rows.sorted { $0.writers < $1.writers })
+        return writers.map { count in
+            let label = count == 1 ? "1 writer: " : "\(count) writers:"
+            let round = ratios[count] ?? Ratios()
+            var line = "  \(label) bgtop ÷ SQLite WAL = \(Self.summary(round.wal)); bgtop ÷ SQLite DELETE = \(Self.summary(round.delete))"
+            if let rate = waiting[count], let wal = rows.first(where: { $0.writers == count && $0.system.hasPrefix("SQLite WAL") }) {
+                line += "\n  \(String(repeating: " ", count: label.count)) waiting for each outcome ÷ SQLite WAL = "
+                    + Format.ratio(rate / Samples(wal.rates).median)
+            }
+            return line
+        }
+    }
+
+    private func printTable(_ rows: [Row]) {
+        var table = [["writers", "system", "submits/s", "rounds min-max", "vs SQLite WAL", "notes"]]
+        for row in rows {
+            let median = Samples(row.rates).median
+            let wal = rows.first { $0.writers == row.writers && $0.system.hasPrefix("SQLite WAL") }.map { Samples($0.rates).median }
+            let spread = row.rates.count > 1
+                ? "\(Format.rate(row.rates.min() ?? 0))-\(Format.rate(row.rates.max() ?? 0))" : "(1 run)"
+            table.append([String(row.writers), row.system, Format.rate(median), spread,
+                          wal.map { Format.ratio(median / $0) } ?? "-", row.notes.last ?? ""])
+        }
+        Console.table(table)
+    }
+
+    /// Refusals or missing requests make a row meaningless: stop with what went wrong.
+    private func check(_ result: DurableSubmits.Result) throws {
+        guard result.refused == 0, result.pendingRequests == result.throughput.operations else {
+            throw BenchError("""
+                \(result.writers) writer(s), \(result.mode.rawValue): \(result.refused) submits refused \
+                (\(result.firstRefusal ?? "-")), \(result.pendingRequests) of \(result.throughput.operations) requests pending
+                """)
+        }
+    }
+
+    private func cpuNote(_ result: DurableSubmits.Result) -> String? {
+        result.schedulerCPU.map { "bgtaskd CPU \(String(format: "%.2f", $0 * 1000 / Double(result.throughput.operations))) ms/submit" }
+    }
+
+    private func latencyNote(_ result: DurableSubmits.Result) -> String {
+        "round trip p50 \(Format.milliseconds(result.latencies.p50)) ms, p99 \(Format.milliseconds(result.latencies.p99)) ms"
+    }
+
+    /// `0.82x (rounds 0.75x-0.90x)`, or just the ratio after one round.
+    static func summary(_ values: [Double]) -> String {
+        guard !values.isEmpty else { return "-" }
+        let median = Format.ratio(Samples(values).median)
+        guard values.count > 1 else { return median }
+        return "\(median) (rounds \(Format.ratio(values.min() ?? 0))-\(Format.ratio(values.max() ?? 0)))"
+    }
+}
