@@ -25,6 +25,9 @@ struct BGBench: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Writer counts in phase 1, one row each (bgtop threads, SQLite processes).")
     var writers: [Int] = [1, 8]
 
+    @Option(help: "Rounds of phase 1 (bgtop and SQLite interleaved); the report gives medians.")
+    var rounds = 3
+
     @Option(help: "Launches measured in phase 2, and tasks expired in phase 3.")
     var launches = 40
 
@@ -51,6 +54,7 @@ struct BGBench: ParsableCommand {
         guard !writers.isEmpty, writers.allSatisfy({ (1...256).contains($0) }) else {
             throw ValidationError("--writers takes counts from 1 to 256")
         }
+        guard (1...99).contains(rounds) else { throw ValidationError("--rounds must be from 1 to 99") }
         guard (1...999).contains(launches) else { throw ValidationError("--launches must be from 1 to 999") }
         guard budget > 0, lead > 0, stagger >= 0 else {
             throw ValidationError("--budget and --lead must be positive, --stagger zero or more")
@@ -88,28 +92,10 @@ struct BGBench: ParsableCommand {
         Console.line()
         Console.line("1. Durable submits: \(submits) per row, each a distinct (app, identifier) processing request;")
         Console.line("   clock from releasing the writers to bgtaskd having applied all (outcomes written, syncfs done).")
+        Console.line("   Median of \(rounds) interleaved round(s) of bgtop and SQLite; a fresh bgtaskd and database each time.")
         let submitting = DurableSubmits(workspace: workspace, scheduler: scheduler, submits: submits)
-        var ratios: [String] = []
-        var rows = [["writers", "system", "seconds", "submits/s", "vs SQLite WAL", "notes"]]
-        for count in writers {
-            var bgtop = [try submitting.run(writers: count, mode: .pipelined)]
-            if !noRoundTrip {
-                bgtop.append(try submitting.run(writers: count, mode: .roundTrip))
-                if count == 1 {
-                    bgtop.append(try submitting.run(writers: 1, mode: .channelSend, count: min(submits, 200)))
-                }
-            }
-            let sqlite = [try peer.run(writers: count, journalMode: "WAL"), try peer.run(writers: count, journalMode: "DELETE")]
-            rows += Report.submitRows(bgtop: bgtop, sqlite: sqlite)
-            ratios.append(Report.ratioLine(writers: count, bgtop: bgtop, sqlite: sqlite))
-            for result in bgtop where result.pendingRequests != result.throughput.operations || result.refused > 0 {
-                Console.error("""
-                    warning: \(result.writers) writer(s), \(result.mode.rawValue): \(result.refused) refused, \
-                    \(result.pendingRequests) requests pending (expected \(result.throughput.operations))
-                    """)
-            }
-        }
-        Console.table(rows)
+        let ratios = try SubmitPhase(submitting: submitting, peer: peer, writers: writers, rounds: rounds,
+                                     roundTrips: !noRoundTrip).run()
         if !noRoundTrip {
             Console.line("   \"wait for each outcome\" keeps one inotify instance per writer; CommandChannel.send (what bgctl")
             Console.line("   calls) opens and closes one per submit, and closing it can wait for the kernel (docs/performance.md).")

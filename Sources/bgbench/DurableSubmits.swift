@@ -31,8 +31,6 @@ struct DurableSubmits {
         var mode: Mode
         /// Submits applied (outcome written and the batch's syncfs done) per second.
         var throughput: Throughput
-        /// Pipelined: when the last writer's enqueue returned (commands durable in the inbox).
-        var enqueuedSeconds: Double
         /// Round trip: per-submit latency, enqueue to outcome.
         var latencies: Samples
         /// CPU seconds bgtaskd used from the release of the writers to the end.
@@ -139,7 +137,7 @@ struct DurableSubmits {
         }
         let pending = StateSnapshot.load(paths).requests.count
         return Result(writers: writers, mode: mode, throughput: Throughput(operations: submits, seconds: seconds),
-                      enqueuedSeconds: outcome.seconds, latencies: Samples(outcome.durations), schedulerCPU: cpu,
+                      latencies: Samples(outcome.durations), schedulerCPU: cpu,
                       refused: refused, firstRefusal: firstRefusal, pendingRequests: pending)
     }
 

@@ -33,7 +33,7 @@ struct SQLitePeer {
     func run(writers: Int, journalMode: String) throws -> Result {
         let script = "\(workspace.root)/sqlite_peer.py"
         if !FileManager.default.fileExists(atPath: script) { try workspace.writeFile(script, Self.script) }
-        let folder = try workspace.folder("sqlite-\(journalMode.lowercased())-\(writers)w")
+        let folder = try workspace.folder(workspace.freshName("sqlite-\(journalMode.lowercased())-\(writers)w"))
         let database = "\(folder)/requests.db"
         let result = try Subprocess.run("python3", [script, database, journalMode, String(writers), String(rows)],
                                         scratch: workspace.root)

@@ -25,6 +25,7 @@ final class SchedulerSession {
     /// Writes the config (`settings.json`, `apps/*.json`), starts `bgtaskd` and waits until it
     /// holds the lock and has made its first commit (manifests loaded).
     init(workspace: Workspace, name: String, scheduler: String, settings: [String: Any], apps: [BenchApp]) throws {
+        let name = workspace.freshName(name)
         folder = try workspace.folder(name)
         paths = StatePaths(root: try workspace.folder("\(name)/state"))
         config = try workspace.folder("\(name)/config")

@@ -20,6 +20,14 @@ struct Samples: Sendable {
         return sorted[min(rank, sorted.count) - 1]
     }
 
+    /// The middle value (the mean of the two middle values for an even count); 0 when empty.
+    var median: Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
     var p50: Double? { quantile(0.50) }
     var p99: Double? { quantile(0.99) }
     var minimum: Double? { values.min() }
@@ -39,7 +47,9 @@ enum Format {
     /// Seconds shown as milliseconds with one decimal, or `-` when absent.
     static func milliseconds(_ seconds: Double?) -> String {
         guard let seconds else { return "-" }
-        return String(format: "%.1f", seconds * 1000)
+        // Round first, so that a rounding error of -1e-12 s prints as 0.0, not -0.0.
+        let tenths = (seconds * 10_000).rounded()
+        return String(format: "%.1f", tenths == 0 ? 0 : tenths / 10)
     }
 
     /// A rate with no decimals and thousands grouped by a thin comma: `12,345`.

@@ -21,6 +21,18 @@ final class Workspace {
         root = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
+    /// `name`, or `name-2`, `name-3`, ... : the first that does not exist yet under the root, so
+    /// that every measurement starts from an empty folder.
+    func freshName(_ name: String) -> String {
+        var candidate = name
+        var number = 1
+        while FileManager.default.fileExists(atPath: "\(root)/\(candidate)") {
+            number += 1
+            candidate = "\(name)-\(number)"
+        }
+        return candidate
+    }
+
     /// Creates (mode 0700) and returns `<root>/<name>`, with missing parents.
     func folder(_ name: String) throws -> String {
         let path = "\(root)/\(name)"
