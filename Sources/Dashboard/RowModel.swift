@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TaskState
 
 /// A panel's rows after filtering and sorting, identified by stable ids. Only the ids and sort
@@ -29,6 +30,15 @@ extension DashboardSnapshot {
 
     /// Rows of `panel` matching `filter`, sorted by the state's sort column.
     public func rows(_ panel: Panel, state: DashboardState) -> PanelRows {
+        let key = RowCache.Key(panel: panel, filter: state.filter, column: state.sortColumn[panel] ?? 0,
+                               reversed: state.sortReversed[panel] ?? false)
+        if let cached = rowCache.storage.withLock({ $0[key] }) { return cached }
+        let rows = computeRows(panel, state: state)
+        rowCache.storage.withLock { $0[key] = rows }
+        return rows
+    }
+
+    private func computeRows(_ panel: Panel, state: DashboardState) -> PanelRows {
         let needle = state.filter.lowercased()
         func matches(_ fields: String...) -> Bool {
             needle.isEmpty || fields.contains { $0.lowercased().contains(needle) }
@@ -115,4 +125,16 @@ extension DashboardSnapshot {
         guard let expected = transfer.bytesExpected, expected > 0 else { return 0 }
         return min(1, Double(transfer.bytesTransferred) / Double(expected))
     }
+}
+
+/// Memoised panel rows for one snapshot's data.
+final class RowCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var panel: Panel
+        var filter: String
+        var column: Int
+        var reversed: Bool
+    }
+
+    let storage = Mutex<[Key: PanelRows]>([:])
 }
