@@ -107,6 +107,22 @@ import TaskState
         #expect(result.stderr == "bgtaskd: state directory \(env.state) is open to group or others (mode 0755); run: chmod 700 \(env.state)\n")
     }
 
+    @Test func aStateDirectoryOwnedBySomeoneElseIsRefused() throws {
+        let env = try TestEnvironment()
+        // As root the tests can hand the directory to another user; as anyone else, a directory
+        // owned by root stands in for it.
+        let other: uid_t = getuid() == 0 ? 65534 : 0
+        let state = getuid() == 0 ? env.state : "/root"
+        if getuid() == 0 { #expect(chown(env.state, other, gid_t(other)) == 0) }
+        let result = try env.run(TestEnvironment.binaries + "/bgtaskd", ["--state", state, "--config", env.config])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("bgtaskd: state directory \(state) is owned by uid \(other), not by you"), "\(result)")
+        let bgctl = try env.run(TestEnvironment.binaries + "/bgctl", ["submit", "--app", "com.example.a", "--id", "com.example.a.x",
+                                                                      "--kind", "refresh", "--state", state, "--config", env.config])
+        #expect(bgctl.status != 0)
+        #expect(bgctl.stderr.split(separator: "\n").count == 1, "\(bgctl)")
+    }
+
     @Test func aBadSettingsFileStopsTheSchedulerWithOneLine() throws {
         let env = try TestEnvironment()
         try env.writeSettings(["appRefreshBudgetSeconds": -3])
