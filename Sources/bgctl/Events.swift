@@ -27,7 +27,13 @@ struct Events: ParsableCommand {
             Glibc.signal(signal, SIG_DFL)
         }
         pthread_sigmask(SIG_UNBLOCK, &mask, nil)
-        try followLog(paths)
+        do {
+            try StateDirectoryCheck.prepare(paths.root)
+            try followLog(paths)
+        } catch let error as StateError {
+            printError(error.description)
+            throw BGCtl.Exit.localFailure
+        }
     }
 
     private func emit(_ event: Event) throws {
