@@ -71,8 +71,8 @@ let package = Package(
         .executableTarget(
             name: "bgbench",
             dependencies: [
-                // bgtaskd is listed so that `swift run bgbench` builds the scheduler it drives.
-                "SchedulerCore", "TaskState", "bgtaskd",
+                // bgtaskd and bgtop are listed so that `swift run bgbench` builds the programs it drives.
+                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "bgtaskd", "bgtop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

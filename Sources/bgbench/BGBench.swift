@@ -4,12 +4,21 @@ import TaskState
 
 /// `bgbench`: bgtop's benchmarks. Not a test: it measures, prints a table with ratios against a
 /// peer measured in the same run, and never passes or fails on a number.
-///
-/// Run it as `swift run -c release bgbench`; it drives the real `bgtaskd` from the same build.
 @main
 struct BGBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgbench",
+        abstract: "bgtop's benchmarks: the scheduler (default) and the dashboard. See docs/performance.md.",
+        subcommands: [SchedulerBench.self, DashboardBench.self],
+        defaultSubcommand: SchedulerBench.self)
+}
+
+/// `bgbench scheduler` (the default): durable submits beside SQLite, launch latency, expiry lateness.
+///
+/// Run it as `swift run -c release bgbench`; it drives the real `bgtaskd` from the same build.
+struct SchedulerBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scheduler",
         abstract: "Benchmark bgtop's scheduler against SQLite (durable submits), and its launch and expiry timing.",
         discussion: """
         Phases: (1) durable submits per second, bgtop beside SQLite (WAL and DELETE, synchronous=FULL) with
@@ -62,6 +71,8 @@ struct BGBench: ParsableCommand {
     }
 
     func run() throws {
+        let handlers = Interruption.install()
+        defer { withExtendedLifetime(handlers) {} }
         do {
             try measure()
         } catch let error as BenchError {
@@ -74,6 +85,7 @@ struct BGBench: ParsableCommand {
         let scheduler = try SchedulerBinary.locate()
         let parent = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let workspace = try Workspace(parent: parent)
+        Interruption.register(root: keep ? nil : workspace.root)
         defer {
             if keep { Console.line("kept \(workspace.root)") } else { workspace.remove() }
         }
@@ -85,6 +97,7 @@ struct BGBench: ParsableCommand {
         Console.line()
         Console.line("Ratios, bgtop submits/s ÷ SQLite submits/s in this run (above 1: bgtop applied more per second):")
         for line in ratios { Console.line(line) }
+        Console.line("load at end: \(Machine.loadAverage) (1, 5, 15 min)")
     }
 
     /// Phase 1; returns the ratio lines for the end of the report.

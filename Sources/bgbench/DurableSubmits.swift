@@ -33,8 +33,8 @@ struct DurableSubmits {
         var throughput: Throughput
         /// Round trip: per-submit latency, enqueue to outcome.
         var latencies: Samples
-        /// CPU seconds bgtaskd used from the release of the writers to the end.
-        var schedulerCPU: Double?
+        /// CPU seconds (user, system) bgtaskd used from the release of the writers to the end.
+        var schedulerCPU: (user: Double, system: Double)?
         /// Submits the scheduler refused (must be 0) and the first reason.
         var refused: Int
         var firstRefusal: String?
@@ -123,7 +123,10 @@ struct DurableSubmits {
             return false
         }
         let seconds = secondsSince(outcome.startNanoseconds)
-        let cpu = session.cpuSeconds.map { $0 - (cpuAtStart ?? 0) }
+        var cpu: (user: Double, system: Double)?
+        if let before = cpuAtStart, let after = session.cpuSeconds {
+            cpu = (after.user - before.user, after.system - before.system)
+        }
 
         var refused = 0
         var firstRefusal: String?

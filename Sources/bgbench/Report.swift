@@ -2,12 +2,13 @@ import Foundation
 
 /// Writes the report to stdout as it goes, unbuffered, so a long run shows its progress.
 enum Console {
+    /// A closed stdout (`bgbench | head`) is not an error: the run goes on and cleans up.
     static func line(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data("bgbench: \(text)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("bgbench: \(text)\n".utf8))
     }
 
     /// Rows padded into left-aligned columns, two spaces apart, indented.

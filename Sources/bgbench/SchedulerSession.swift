@@ -55,6 +55,7 @@ final class SchedulerSession {
         }
         try? log?.close()
         let pid = process.processIdentifier
+        Interruption.started(scheduler: pid)
         try waitUntil("bgtaskd to start (log: \(logPath))", timeout: 20, interval: 0.005) {
             guard process.isRunning else {
                 throw BenchError("bgtaskd exited at start with status \(process.terminationStatus): \(self.log)")
@@ -73,15 +74,17 @@ final class SchedulerSession {
     /// Whether the scheduler is still running.
     var isRunning: Bool { process.isRunning }
 
-    /// CPU time (user + system) the scheduler has used so far, from `/proc/<pid>/stat`, in seconds.
-    var cpuSeconds: Double? {
+    /// CPU time the scheduler has used so far, from `/proc/<pid>/stat`, in seconds: user and
+    /// system (the kernel's work on its behalf, such as writeback during `syncfs`).
+    var cpuSeconds: (user: Double, system: Double)? {
         guard process.isRunning,
               let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
               let close = text.lastIndex(of: ")") else { return nil }
         // Fields resume after the command name; utime and stime are fields 14 and 15.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user / ticks, system / ticks)
     }
 
     /// Every event in the log, oldest first.
@@ -95,6 +98,7 @@ final class SchedulerSession {
         stopped = true
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
+        Interruption.stopped(scheduler: process.processIdentifier)
         for task in StateSnapshot.load(paths).tasks {
             if let group = task.processGroup, group > 1 {
                 kill(-group, SIGKILL)

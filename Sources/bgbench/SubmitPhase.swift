@@ -16,7 +16,10 @@ struct SubmitPhase {
         var writers: Int
         var system: String
         var rates: [Double] = []
-        var notes: [String] = []
+        /// bgtaskd CPU milliseconds per submit, per round: in the program and in the kernel.
+        var userCPU: [Double] = []
+        var kernelCPU: [Double] = []
+        var note: String?
     }
 
     /// Ratios of bgtop to a peer, one per round, for one writer count.
@@ -29,13 +32,20 @@ struct SubmitPhase {
     func run() throws -> [String] {
         var rows: [Row] = []
         var ratios: [Int: Ratios] = [:]
-        func add(_ writers: Int, _ system: String, _ rate: Double, note: String? = nil) {
-            if let index = rows.firstIndex(where: { $0.writers == writers && $0.system == system }) {
-                rows[index].rates.append(rate)
-                if let note { rows[index].notes.append(note) }
+        func add(_ writers: Int, _ system: String, _ rate: Double, bgtop: DurableSubmits.Result? = nil, note: String? = nil) {
+            let index: Int
+            if let found = rows.firstIndex(where: { $0.writers == writers && $0.system == system }) {
+                index = found
             } else {
-                rows.append(Row(writers: writers, system: system, rates: [rate], notes: note.map { [$0] } ?? []))
+                rows.append(Row(writers: writers, system: system))
+                index = rows.count - 1
             }
+            rows[index].rates.append(rate)
+            if let cpu = bgtop?.schedulerCPU, let count = bgtop?.throughput.operations, count > 0 {
+                rows[index].userCPU.append(cpu.user * 1000 / Double(count))
+                rows[index].kernelCPU.append(cpu.system * 1000 / Double(count))
+            }
+            if let note { rows[index].note = note }
         }
         for _ in 0..<rounds {
             for count in writers {
@@ -43,7 +53,7 @@ struct SubmitPhase {
                 try check(bgtop)
                 let wal = try peer.run(writers: count, journalMode: "WAL")
                 let delete = try peer.run(writers: count, journalMode: "DELETE")
-                add(count, "bgtop, enqueue back to back", bgtop.throughput.perSecond, note: cpuNote(bgtop))
+                add(count, "bgtop, enqueue back to back", bgtop.throughput.perSecond, bgtop: bgtop)
                 add(count, "SQLite WAL, synchronous=FULL", wal.throughput.perSecond)
                 add(count, "SQLite DELETE, synchronous=FULL", delete.throughput.perSecond)
                 ratios[count, default: Ratios()].wal.append(bgtop.throughput.perSecond / wal.throughput.perSecond)
@@ -56,11 +66,11 @@ struct SubmitPhase {
                 let result = try submitting.run(writers: count, mode: .roundTrip)
                 try check(result)
                 waiting[count] = result.throughput.perSecond
-                add(count, "bgtop, wait for each outcome", result.throughput.perSecond, note: latencyNote(result))
+                add(count, "bgtop, wait for each outcome", result.throughput.perSecond, bgtop: result, note: latencyNote(result))
                 if count == 1 {
                     let send = try submitting.run(writers: 1, mode: .channelSend, count: min(submitting.submits, 200))
                     try check(send)
-                    add(1, "bgtop, CommandChannel.send (bgctl)", send.throughput.perSecond,
+                    add(1, "bgtop, CommandChannel.send (bgctl)", send.throughput.perSecond, bgtop: send,
                         note: "\(send.throughput.operations) submits, " + latencyNote(send))
                 }
             }
@@ -85,8 +95,14 @@ struct SubmitPhase {
             let wal = rows.first { $0.writers == row.writers && $0.system.hasPrefix("SQLite WAL") }.map { Samples($0.rates).median }
             let spread = row.rates.count > 1
                 ? "\(Format.rate(row.rates.min() ?? 0))-\(Format.rate(row.rates.max() ?? 0))" : "(1 run)"
+            var notes: [String] = []
+            if !row.userCPU.isEmpty {
+                notes.append(String(format: "bgtaskd CPU/submit %.2f ms user + %.2f ms kernel",
+                                    Samples(row.userCPU).median, Samples(row.kernelCPU).median))
+            }
+            if let note = row.note { notes.append(note) }
             table.append([String(row.writers), row.system, Format.rate(median), spread,
-                          wal.map { Format.ratio(median / $0) } ?? "-", row.notes.last ?? ""])
+                          wal.map { Format.ratio(median / $0) } ?? "-", notes.joined(separator: "; ")])
         }
         Console.table(table)
     }
@@ -99,10 +115,6 @@ struct SubmitPhase {
                 (\(result.firstRefusal ?? "-")), \(result.pendingRequests) of \(result.throughput.operations) requests pending
                 """)
         }
-    }
-
-    private func cpuNote(_ result: DurableSubmits.Result) -> String? {
-        result.schedulerCPU.map { "bgtaskd CPU \(String(format: "%.2f", $0 * 1000 / Double(result.throughput.operations))) ms/submit" }
     }
 
     private func latencyNote(_ result: DurableSubmits.Result) -> String {

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Dashboard
+import Foundation
+import SchedulerCore
+import TaskState
+
+/// `bgbench dashboard`: the dashboard's costs. Frame time at 160×48 for 10, 10 000 and 100 000
+/// pending requests; the time to load a 10 000-request state directory; wake-ups of an idle
+/// `bgtop` over 30 s beside an idle `htop` in the same run.
+struct DashboardBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dashboard",
+        abstract: "Benchmark bgtop: frame time, state loading, and idle wake-ups beside htop.")
+
+    @Option(parsing: .upToNextOption, help: "Pending-request counts for the frame-time rows.")
+    var pending: [Int] = [10, 10_000, 100_000]
+
+    @Option(help: "Frames measured per row (each a key press and a full render).")
+    var frames = 200
+
+    @Option(help: "Requests in the state directory for the load-time row.")
+    var loadRequests = 10_000
+
+    @Option(help: "Seconds of idle to count wake-ups over.")
+    var idleSeconds = 30.0
+
+    @Flag(help: "Skip the idle wake-up comparison (needs tmux, and htop for the peer).")
+    var noIdle = false
+
+    func run() throws {
+        #if DEBUG
+        let build = "DEBUG build: not representative, use swift run -c release bgbench dashboard"
+        #else
+        let build = "release build"
+        #endif
+        let root = FileManager.default.temporaryDirectory.path + "/bgbench-dashboard-\(getpid())"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        Console.line("bgbench dashboard (\(build)), \(JSONFormat.string(from: Date()))")
+        for line in Machine.describe(directory: root, scratch: root).lines { Console.line(line) }
+
+        Console.line()
+        Console.line("1. Frame time at 160x48: a key press (Down) and a full render into cells, per frame.")
+        Console.line("   First frame includes filtering and sorting every row; later frames reuse them.")
+        var rows: [[String]] = [["pending", "first frame ms", "p50 ms", "p99 ms", "frames"]]
+        var p50s: [Int: Double] = [:]
+        for count in pending {
+            let result = FrameTiming.measure(pending: count, frames: frames)
+            p50s[count] = result.frames.p50
+            rows.append(["\(count)", Format.milliseconds(result.first), Format.milliseconds(result.frames.p50),
+                         Format.milliseconds(result.frames.p99), "\(result.frames.count)"])
+        }
+        Console.table(rows)
+        if let small = pending.min().flatMap({ p50s[$0] }), let large = pending.max().flatMap({ p50s[$0] }), small > 0 {
+            Console.line("   ratio p50(\(pending.max()!)) / p50(\(pending.min()!)): \(String(format: "%.2f", large / small))")
+        }
+
+        Console.line()
+        Console.line("2. Loading a state directory of \(loadRequests) pending requests (read, decode, blockers),")
+        Console.line("   beside reading the same files' bytes with no decoding (the floor), in the same run.")
+        let load = try StateLoadTiming.measure(requests: loadRequests, root: root + "/load")
+        Console.table([
+            ["reader", "ms (median of 5)"],
+            ["bgtop's snapshot load", Format.milliseconds(load.snapshot)],
+            ["raw reads of every file", Format.milliseconds(load.cat)],
+        ])
+        Console.line("   ratio bgtop / raw reads: \(String(format: "%.2f", load.snapshot / max(load.cat, 1e-9)))")
+
+        guard !noIdle else { return }
+        Console.line()
+        Console.line("3. Idle wake-ups over \(Int(idleSeconds)) s (context switches of every thread, /proc/<pid>/task/*/status),")
+        Console.line("   bgtop on an idle state directory beside htop, both in tmux at 160x48, measured at the same time.")
+        let idle = try IdleWakeups.measure(seconds: idleSeconds, root: root + "/idle")
+        var idleRows: [[String]] = [["program", "wake-ups", "per second"]]
+        for entry in idle {
+            idleRows.append([entry.name, entry.wakeups.map(String.init) ?? "-",
+                             entry.wakeups.map { String(format: "%.2f", Double($0) / idleSeconds) } ?? entry.note])
+        }
+        Console.table(idleRows)
+        if let bgtop = idle.first(where: { $0.name == "bgtop" })?.wakeups, let htop = idle.first(where: { $0.name == "htop" })?.wakeups {
+            Console.line("   ratio bgtop / htop: \(String(format: "%.3f", Double(bgtop) / Double(max(htop, 1))))")
+        }
+    }
+}

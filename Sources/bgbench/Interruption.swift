@@ -1,0 +1,51 @@
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Cleans up when the run is cut short: Ctrl-C, SIGTERM or SIGHUP stop the schedulers this run
+/// started and remove its folder; a closed stdout (`bgbench | head`) is ignored so the run still
+/// ends normally and cleans up after itself.
+enum Interruption {
+    /// What there is to clean up.
+    private static let registry = Mutex<(root: String?, schedulers: Set<Int32>)>((nil, []))
+
+    /// Installs the handlers; keep the returned sources alive for the whole run.
+    static func install() -> [any DispatchSourceSignal] {
+        signal(SIGPIPE, SIG_IGN)
+        return [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                cleanUp()
+                Console.error("interrupted; stopped bgtaskd and removed the benchmark folder")
+                exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    /// The run's folder, removed on interruption (`nil`: keep it).
+    static func register(root: String?) {
+        registry.withLock { $0.root = root }
+    }
+
+    static func started(scheduler pid: Int32) {
+        registry.withLock { _ = $0.schedulers.insert(pid) }
+    }
+
+    static func stopped(scheduler pid: Int32) {
+        registry.withLock { _ = $0.schedulers.remove(pid) }
+    }
+
+    private static func cleanUp() {
+        let (root, schedulers) = registry.withLock { ($0.root, $0.schedulers) }
+        for pid in schedulers { kill(pid, SIGTERM) }
+        // Give them a moment to commit and exit before their folder goes.
+        for _ in 0..<50 where schedulers.contains(where: { kill($0, 0) == 0 }) { usleep(20_000) }
+        if let root { try? FileManager.default.removeItem(atPath: root) }
+    }
+}
