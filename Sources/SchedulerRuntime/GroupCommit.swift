@@ -78,9 +78,11 @@ struct GroupCommit {
     }
 
     private func apply(_ batch: Batch) throws {
+        var ensured: Set<String> = []
         for write in batch.writes {
             let path = try absolute(write.path)
-            try StateFiles.ensureDirectory(StateFiles.directoryName(of: path))
+            let directory = StateFiles.directoryName(of: path)
+            if ensured.insert(directory).inserted { try StateFiles.ensureDirectory(directory) }
             try StateFiles.write(Data(write.contents.utf8), to: path, durable: false)
         }
         for removal in batch.removals { try StateFiles.remove(try absolute(removal)) }

@@ -24,7 +24,9 @@ public struct Inbox: Sendable {
         }
         let name = "\(command.id).json"
         let temporary = "\(paths.inboxTemporary)/\(name)"
-        try StateFiles.write(data, to: temporary, durable: true)
+        // inbox/tmp is already the Maildir's temporary place: the file is created there directly
+        // (no temp-of-a-temp), so a command costs two fsyncs: the file, then new/ after the rename.
+        try StateFiles.create(data, at: temporary, durable: true)
         try StateFiles.move(temporary, to: "\(paths.inboxNew)/\(name)")
         try StateFiles.syncDirectory(paths.inboxNew)
     }

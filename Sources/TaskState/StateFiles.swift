@@ -93,6 +93,25 @@ public enum StateFiles {
         if durable { try syncDirectory(directoryName(of: path)) }
     }
 
+    /// Creates a new file at `path` (never replacing one, never through a link) holding `data`;
+    /// with `durable`, fsynced before this returns. A failed write removes the partial file.
+    public static func create(_ data: Data, at path: String, durable: Bool) throws(StateError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .system(operation: "cannot create", path: path, errno: errno) }
+        var failure: StateError?
+        do {
+            try EventLog.writeAll(fd, data, path: path)
+        } catch {
+            failure = error
+        }
+        if failure == nil, durable, fsync(fd) != 0 { failure = .system(operation: "cannot sync", path: path, errno: errno) }
+        if close(fd) != 0, failure == nil { failure = .system(operation: "cannot close", path: path, errno: errno) }
+        if let failure {
+            unlink(path)
+            throw failure
+        }
+    }
+
     /// fsyncs a directory so that renames and unlinks in it are durable.
     public static func syncDirectory(_ path: String) throws(StateError) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
