@@ -64,8 +64,8 @@ struct PanelContent {
             return [TableCell(task.app.rawValue, keepsTail: true), TableCell(task.identifier.rawValue, keepsTail: true),
                     TableCell(kindLabel(task.kind, widths[2])),
                     TableCell("\(task.pid)"), TableCell(DurationText.compact(now.timeIntervalSince(task.startedAt))), left,
-                    TableCell(TextFormat.bar(task.state == .expiring ? 1 : used, width: barWidth, glyphs: glyphs),
-                              style: palette.gradient("temp", task.state == .expiring ? 1 : used)),
+                    TableCell.bar(task.state == .expiring ? 1 : used, width: barWidth, glyphs: glyphs,
+                                  style: palette.gradient("temp", task.state == .expiring ? 1 : used), emptyStyle: palette.meterEmpty),
                     state]
         case .transfers:
             let transfer = snapshot.transfers[index]
@@ -82,7 +82,8 @@ struct PanelContent {
             return [TableCell(transfer.app.rawValue, keepsTail: true), TableCell(transfer.identifier.rawValue, keepsTail: true),
                     TableCell(host, keepsTail: true),
                     TableCell(transfer.state.rawValue, style: transfer.state == .failed ? palette.error : nil),
-                    TableCell(TextFormat.bar(fraction, width: barWidth, glyphs: glyphs), style: palette.gradient(gradient, fraction)),
+                    TableCell.bar(fraction, width: barWidth, glyphs: glyphs, style: palette.gradient(gradient, fraction),
+                                  emptyStyle: palette.meterEmpty),
                     TableCell(TextFormat.bytes(transfer.bytesTransferred) + expected), TableCell(rate), TableCell(eta)]
         case .events:
             let event = snapshot.events[index]

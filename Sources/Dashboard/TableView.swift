@@ -34,11 +34,22 @@ struct TableCell {
     /// Cut from the left when too long: reverse-DNS names differ at their end
     /// (`…weather.refresh` tells more than `com.example.wea…`).
     var keepsTail: Bool
+    /// For bars: cells from this offset on are the empty part, drawn in `emptyStyle`.
+    var emptyFrom: Int?
+    var emptyStyle: CellStyle?
 
     init(_ text: String, style: CellStyle? = nil, keepsTail: Bool = false) {
         self.text = text
         self.style = style
         self.keepsTail = keepsTail
+    }
+
+    /// A bar of `width` cells filled to `fraction`: the filled part in `style`, the rest in `emptyStyle`.
+    static func bar(_ fraction: Double, width: Int, glyphs: Glyphs, style: CellStyle, emptyStyle: CellStyle) -> TableCell {
+        var cell = TableCell(TextFormat.bar(fraction, width: width, glyphs: glyphs), style: style)
+        cell.emptyFrom = Int((min(1, max(0, fraction)) * Double(width)).rounded())
+        cell.emptyStyle = emptyStyle
+        return cell
     }
 }
 
@@ -73,6 +84,11 @@ extension CellGrid {
                                       : TextFormat.fit(cell.text, width, ellipsis: ellipsis)
             put(text, x: column, y: y, style: cell.style ?? rowStyle,
                 maxWidth: min(width, right - column))
+            if let emptyFrom = cell.emptyFrom, let emptyStyle = cell.emptyStyle, emptyFrom < width {
+                restyle(x: column + emptyFrom, y: y, width: min(width, right - column) - emptyFrom) { style in
+                    style.foreground = emptyStyle.foreground
+                }
+            }
             column += width
             if index < widths.count - 1 {
                 put(" ", x: column, y: y, style: rowStyle)
