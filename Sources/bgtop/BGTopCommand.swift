@@ -92,10 +92,14 @@ struct BGTopCommand: ParsableCommand {
         let others = noColor ? [] : catalog.availableNames().compactMap { try? catalog.load($0).get() }
         var signal: Int32?
         do {
+            // SIGCHLD stays blocked but is not the dashboard's: in --demo the scheduler's signalfd reads it.
+            var dashboardSignals = sigset_t()
+            sigemptyset(&dashboardSignals)
+            for signal in [SIGWINCH, SIGINT, SIGTERM, SIGHUP] { sigaddset(&dashboardSignals, signal) }
             let loop = try DashboardLoop(
                 terminal: terminal, reader: reader, watch: try StateWatch(paths: reader.paths),
                 dispatch: try CommandDispatch(paths: reader.paths), themes: ThemeRotation(first: chosen, others: others),
-                readOnly: readOnly, signals: handled, initialStatus: themeProblem)
+                readOnly: readOnly, signals: dashboardSignals, initialStatus: themeProblem)
             signal = loop.run()
         } catch {
             terminal.close()

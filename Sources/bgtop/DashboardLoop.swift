@@ -64,10 +64,10 @@ final class DashboardLoop {
                 while true {
                     let signal = bg_signalfd_read(signalDescriptor)
                     if signal <= 0 { break }
-                    if signal == SIGWINCH {
-                        _ = terminal.refreshSize()
-                    } else {
-                        return signal
+                    switch signal {
+                    case SIGWINCH: _ = terminal.refreshSize()
+                    case SIGINT, SIGTERM, SIGHUP: return signal
+                    default: continue
                     }
                 }
             }

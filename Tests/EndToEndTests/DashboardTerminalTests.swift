@@ -107,6 +107,29 @@ import Glibc
         return nil
     }
 
+    @Test func theDemoComesAliveQuicklyAndCleansUpAfterItself() throws {
+        let command = "\(TestEnvironment.binaries)/bgtop --demo; echo \"bgtop exited $?\"; sleep 60"
+        let tmux = try TmuxSession(command: command, width: 160, height: 48)
+        let started = Date()
+        // Within two seconds: the scheduler is up, apps have been launched and are running with
+        // their countdowns, requests wait with their reasons, and events flow.
+        let alive = try tmux.waitForScreen("the demo to come alive", timeout: 4) { screen in
+            screen.contains("scheduler up") && !screen.contains("Running handlers (0)") && screen.contains("begin date")
+                && screen.contains("launched")
+        }
+        #expect(Date().timeIntervalSince(started) < 3, "alive after \(Date().timeIntervalSince(started)) s")
+        let directory = try #require(alive.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("/tmp/bgtop-demo-") || $0.contains("bgtop-demo-") })
+        let root = String(directory).replacingOccurrences(of: "/state", with: "")
+        #expect(FileManager.default.fileExists(atPath: root))
+
+        // Every demo app keeps the dashboard moving: expirations come without any key.
+        try tmux.waitFor("expired", timeout: 20)
+
+        tmux.send("q")
+        try tmux.waitFor("bgtop exited 0")
+        #expect(!FileManager.default.fileExists(atPath: root), "the demo removed \(root)")
+    }
+
     @Test func readOnlyRefusesActionsAndSaysSo() throws {
         let env = try TestEnvironment()
         try env.addApp("com.example.ro", identifiers: ["com.example.ro.refresh"], script: "exit 0\n")
