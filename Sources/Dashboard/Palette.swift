@@ -22,7 +22,6 @@ struct Palette {
     var error: CellStyle { CellStyle(foreground: theme.color("temp_end"), background: background, bold: true) }
     var good: CellStyle { CellStyle(foreground: theme.color("temp_start"), background: background) }
     var misc: CellStyle { CellStyle(foreground: theme.color("proc_misc"), background: background) }
-    var divider: CellStyle { CellStyle(foreground: theme.color("div_line"), background: background) }
     /// The empty part of bars (btop's `meter_bg`); dim in monochrome.
     var meterEmpty: CellStyle { CellStyle(foreground: theme.color("meter_bg"), background: background, dim: mono) }
 
