@@ -37,7 +37,8 @@ struct PanelContent {
             let requires = [request.requiresExternalPower ? "power" : nil, request.requiresNetworkConnectivity ? "network" : nil]
                 .compactMap { $0 }.joined(separator: ",")
             // The snapshot was read a moment ago; a begin date that has passed since is no blocker.
-            let blockers = row.blockers.filter { $0 != "earliestBeginDate" || (request.earliestBeginDate ?? now) > now }
+            // (Within a second counts as passed, as the EARLIEST column's "due" does.)
+            let blockers = row.blockers.filter { $0 != "earliestBeginDate" || (request.earliestBeginDate ?? now).timeIntervalSince(now) >= 1 }
             let waiting = blockers.isEmpty ? TableCell("ready: launching", style: palette.good)
                                                : TableCell(blockers.map(Self.blockerLabel).joined(separator: ", "))
             return [TableCell(request.app.rawValue, keepsTail: true), TableCell(request.identifier.rawValue, keepsTail: true),
