@@ -96,6 +96,19 @@ import Glibc
         try tmux.waitFor("bgtop exited 0")
     }
 
+    /// Every parameter of every SGR escape (`ESC [ p;p;p m`) in `text`.
+    private func sgrParameters(_ text: String) -> [Int] {
+        var parameters: [Int] = []
+        var rest = Substring(text)
+        while let start = rest.range(of: "\u{1B}[") {
+            rest = rest[start.upperBound...]
+            guard let end = rest.firstIndex(where: { !($0.isNumber || $0 == ";") }) else { break }
+            if rest[end] == "m" { parameters += rest[..<end].split(separator: ";").compactMap { Int($0) } }
+            rest = rest[end...]
+        }
+        return parameters
+    }
+
     private func pidOfDashboard(state: String) -> Int32? {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         for entry in entries {
@@ -128,6 +141,41 @@ import Glibc
         tmux.send("q")
         try tmux.waitFor("bgtop exited 0")
         #expect(!FileManager.default.fileExists(atPath: root), "the demo removed \(root)")
+    }
+
+    @Test func sigtermRestoresTheTerminal() throws {
+        let env = try TestEnvironment()
+        let tmux = try startDashboard(env)
+        try tmux.waitFor("Pending requests")
+        let pid = try #require(pidOfDashboard(state: env.state))
+        kill(pid, SIGTERM)
+        let after = try tmux.waitForScreen("the shell after SIGTERM") { $0.contains("bgtop exited 143") && $0.contains("icanon") }
+        #expect(after.contains("before bgtop"))
+        #expect(after.contains("echo icanon") || after.contains("icanon echo"), "\(after)")
+    }
+
+    @Test func noColorAndAPlainLocaleStepDown() throws {
+        let env = try TestEnvironment()
+        let command = "NO_COLOR=1 LC_ALL=C LANG=C \(TestEnvironment.binaries)/bgtop --state \(env.state) --config \(env.config); sleep 60"
+        let tmux = try TmuxSession(command: command)
+        let screen = try tmux.waitFor("Pending requests")
+        // ASCII borders in a non-UTF-8 locale.
+        #expect(screen.contains("+- 1 Pending requests"), "\(screen)")
+        #expect(!screen.contains("╭"))
+        // No colour at all under NO_COLOR: the escapes tmux reports carry attributes only.
+        let styled = tmux.screen(escapes: true)
+        let colours = sgrParameters(styled).filter { (30...37).contains($0) || (40...47).contains($0) || (90...97).contains($0)
+            || (100...107).contains($0) || $0 == 38 || $0 == 48 }
+        #expect(colours.isEmpty, "colour escapes under NO_COLOR: \(colours)")
+        #expect(sgrParameters(styled).contains(1), "bold still marks titles")
+        tmux.send("q")
+
+        // The same dashboard in a 256-colour terminal does use colour. (`swift test` itself sets
+        // NO_COLOR for the processes it starts, hence the env -u.)
+        let coloured = try TmuxSession(command: "env -u NO_COLOR \(TestEnvironment.binaries)/bgtop --state \(env.state) --config \(env.config); sleep 60")
+        try coloured.waitFor("Pending requests")
+        #expect(coloured.screen(escapes: true).contains("38;5;"), "256-colour foregrounds in xterm-256color")
+        coloured.send("q")
     }
 
     @Test func readOnlyRefusesActionsAndSaysSo() throws {

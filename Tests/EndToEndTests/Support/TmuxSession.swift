@@ -16,8 +16,11 @@ final class TmuxSession: @unchecked Sendable {
 
     deinit { _ = try? tmux(["kill-server"]) }
 
-    /// The visible screen, one line per row.
-    func screen() -> String { (try? tmux(["capture-pane", "-p"]).output) ?? "" }
+    /// The visible screen, one line per row; with `escapes`, including the SGR sequences of colours
+    /// and attributes.
+    func screen(escapes: Bool = false) -> String {
+        (try? tmux(["capture-pane", "-p"] + (escapes ? ["-e"] : [])).output) ?? ""
+    }
 
     func send(_ keys: String...) {
         _ = try? tmux(["send-keys"] + keys)
