@@ -5,13 +5,20 @@ import TaskState
 /// Makes a batch of changes durable with one round of syncs, however many files it touches.
 ///
 /// The batch's new file contents, removals, events and consumed inbox commands are first written
-/// to `journal.json` (fsync, directory fsync). Then the files are written without syncing, the
-/// events appended, the inbox commands removed, and one `syncfs` flushes it all before the journal
-/// goes. A crash anywhere replays the journal at start-up; replaying is idempotent, and the event
-/// log is cut back to its recorded size first so no event is written twice.
+/// to `journal.json` (one `fdatasync`, see ``JournalFile``). Then the files are written without
+/// syncing, the events appended, the inbox commands removed, and one `syncfs` flushes it all
+/// before the journal is emptied. A crash anywhere replays the journal at start-up; replaying is
+/// idempotent, and the event log is cut back to its recorded size first so no event is written twice.
 struct GroupCommit {
     let paths: StatePaths
     let settings: SchedulerSettings
+    let journal: JournalFile
+
+    init(paths: StatePaths, settings: SchedulerSettings) throws(StateError) {
+        self.paths = paths
+        self.settings = settings
+        journal = try JournalFile(path: paths.journal)
+    }
 
     /// What one commit writes. Paths are relative to the state directory.
     struct Batch: Codable {
@@ -65,16 +72,30 @@ struct GroupCommit {
             try EventLog(paths: paths).rotateIfNeeded(maximumBytes: settings.eventLogMaximumBytes, keep: settings.eventLogKeptFiles)
         }
         batch.eventLogOffset = StateFiles.size(of: paths.events) ?? 0
-        try StateFiles.write(try JSONFormat.encode(batch), to: paths.journal, durable: true)
+        try journal.write(try JSONFormat.encodeLine(batch))
         try apply(batch)
     }
 
-    /// Replays a journal left by a crash, if there is one. Returns whether one was replayed.
-    func replayJournal() throws -> Bool {
-        guard StateFiles.exists(paths.journal) else { return false }
-        let batch = try JSONFormat.decode(Batch.self, from: try StateFiles.read(paths.journal, maximumSize: 256 << 20))
-        try apply(batch)
-        return true
+    /// What start-up found in the journal.
+    enum Recovery {
+        case nothing
+        case replayed
+        /// A write cut short by a crash: never durable, so dropped. The bytes are returned to keep aside.
+        case dropped(Data)
+    }
+
+    /// Replays a batch a crash left in the journal, if there is one.
+    func replayJournal() throws -> Recovery {
+        switch try journal.contents() {
+        case .empty:
+            return .nothing
+        case .torn(let data):
+            try journal.clear()
+            return .dropped(data)
+        case .batch(let data):
+            try apply(try JSONFormat.decode(Batch.self, from: data))
+            return .replayed
+        }
     }
 
     private func apply(_ batch: Batch) throws {
@@ -93,7 +114,7 @@ struct GroupCommit {
         }
         for command in batch.consumedCommands { try StateFiles.remove(try absolute(command)) }
         try StateFiles.syncFileSystem(containing: paths.root)
-        try StateFiles.remove(paths.journal)
+        try journal.clear()
     }
 
     private func relative(_ path: String) -> String {

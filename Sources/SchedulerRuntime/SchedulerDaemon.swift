@@ -77,10 +77,10 @@ public final class SchedulerDaemon {
         } catch {
             throw .lock(error)
         }
-        committer = GroupCommit(paths: paths, settings: settings)
         launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory)
         do {
             for directory in paths.directories { try StateFiles.ensureDirectory(directory) }
+            committer = try GroupCommit(paths: paths, settings: settings)
             try StateFiles.ensureDirectory(configDirectory)
             try StateFiles.ensureDirectory("\(configDirectory)/apps")
             wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
@@ -91,13 +91,27 @@ public final class SchedulerDaemon {
         }
         var recoveryEvents: [Event] = []
         do {
-            if try committer.replayJournal() {
+            switch try committer.replayJournal() {
+            case .nothing:
+                break
+            case .replayed:
                 logger.notice("replayed the journal of an interrupted commit")
+            case .dropped(let bytes):
+                // A batch whose journal write a crash cut short: none of its commands had been
+                // acknowledged, and all of them are still in the inbox. Kept aside for inspection.
+                let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
+                try? StateFiles.write(bytes, to: kept, durable: false)
+                recoveryEvents.append(Event(time: now, type: .quarantined, reason: "journal",
+                                            message: "journal.json held a batch cut short by a crash; dropped it (copy in \(kept))"))
             }
         } catch {
-            let moved = try? Quarantine(paths: paths).isolate(paths.journal, reason: "\(error)", now: now)
+            let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
+            if let bytes = try? StateFiles.read(paths.journal, maximumSize: 512 << 20) {
+                try? StateFiles.write(bytes, to: kept, durable: false)
+            }
+            try? committer.journal.clear()
             recoveryEvents.append(Event(time: now, type: .quarantined, reason: "journal",
-                                        message: "journal.json could not be replayed (\(error)); moved to \(moved ?? "?")"))
+                                        message: "journal.json could not be replayed (\(error)); copy in \(kept)"))
         }
         let reading = probe.read(idleLoadAverage: settings.idleLoadAverage, lowPowerBatteryPercent: settings.lowPowerBatteryPercent)
         let conditions = ConditionsRecord(probed: reading.conditions, batteryPercent: reading.batteryPercent,

@@ -46,7 +46,7 @@ import Glibc
         let restarted = try env.startDaemon()
         defer { restarted.stop() }
         try env.waitUntil("the inbox to drain") { (try? Inbox(paths: env.paths).waiting().isEmpty) == true }
-        try env.waitUntil("the last commit") { !FileManager.default.fileExists(atPath: env.paths.journal) }
+        try env.waitUntil("the last commit") { (StateFiles.size(of: env.paths.journal) ?? 0) == 0 }
 
         let ids = acknowledged.all
         #expect(ids.count == 50, "every bgctl submit was acknowledged (applied or queued)")
@@ -117,6 +117,58 @@ import Glibc
         defer { second.stop() }
         #expect(env.events(.interrupted).map(\.pid) == [pid], "\(env.events().map(\.message))")
         #expect(try env.tasks().isEmpty)
+    }
+}
+
+/// What a crash can leave in `journal.json`: a whole batch (replayed) or a torn write (dropped).
+@Suite struct JournalRecoveryTests {
+    private func fnv1a(_ data: Data) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
+    @Test func aWholeBatchLeftInTheJournalIsReplayedOnce() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.journal", identifiers: ["com.example.journal.refresh"], script: "exit 0\n")
+        let request = #"{"app":"com.example.journal","identifier":"com.example.journal.refresh","kind":"appRefresh","earliestBeginDate":"2099-01-01T00:00:00.000Z","requiresExternalPower":false,"requiresNetworkConnectivity":false,"submittedAt":"2026-11-22T10:00:00.000Z"}"#
+        let event = #"{"message":"com.example.journal: submitted appRefresh request com.example.journal.refresh","time":"2026-11-22T10:00:00.000Z","type":"submitted","app":"com.example.journal","identifier":"com.example.journal.refresh"}"#
+        let batch: [String: Any] = [
+            "format": 1, "writes": [["path": "requests/com.example.journal/com.example.journal.refresh.json", "contents": request + "\n"]],
+            "removals": [], "events": event + "\n", "eventLogOffset": 0, "consumedCommands": [],
+        ]
+        let body = try JSONSerialization.data(withJSONObject: batch)
+        var journal = Data("bgtop-journal 1 \(body.count) \(fnv1a(body))\n".utf8)
+        journal.append(body)
+        try journal.write(to: URL(fileURLWithPath: env.paths.journal))
+
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        #expect(try env.requests().compactMap { $0["identifier"] as? String } == ["com.example.journal.refresh"])
+        #expect(env.events(.submitted).count == 1)
+        #expect((StateFiles.size(of: env.paths.journal) ?? 0) == 0)
+    }
+
+    @Test func aTornJournalIsDroppedAndItsCommandsAreStillApplied() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.torn", identifiers: ["com.example.torn.refresh"], script: "exit 0\n")
+        // A command acknowledged to its writer (in inbox/new) and a journal write cut short.
+        let queued = try env.bgctl("submit", "--app", "com.example.torn", "--id", "com.example.torn.refresh", "--kind", "refresh",
+                                   "--earliest", "+3600")
+        #expect(queued.stdout.hasPrefix("queued"))
+        try Data("bgtop-journal 1 9999 0123456789abcdef\n{\"format\":1,\"wri".utf8).write(to: URL(fileURLWithPath: env.paths.journal))
+
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        try env.waitUntil("the queued submit") { try env.requests().count == 1 }
+        let dropped = env.events(.quarantined).filter { $0.reason == "journal" }
+        #expect(dropped.count == 1)
+        #expect(dropped.first?.message.contains("cut short") == true)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: env.paths.quarantine).filter { $0.hasSuffix("-journal.json") }
+        #expect(kept.count == 1)
     }
 }
 
