@@ -112,13 +112,13 @@ struct DurableSubmits {
         }
         if let failure = outcome.failures.first { throw BenchError("a bgtop writer failed: \(failure)") }
 
-        // The clock runs until every outcome exists and no commit is in flight (journal gone, so
+        // The clock runs until every outcome exists and no commit is in flight (journal emptied, so
         // the batch's syncfs is done). Outcomes stay for outcomeRetentionSeconds (600 s), so each
         // is checked once, in order.
         var confirmed = 0
         try waitUntil("bgtaskd to apply \(submits) submits", timeout: 120, interval: 0.001) {
             while confirmed < commands.count, StateFiles.exists(paths.outcome(commands[confirmed].id)) { confirmed += 1 }
-            if confirmed == commands.count && !StateFiles.exists(paths.journal) { return true }
+            if confirmed == commands.count && (StateFiles.size(of: paths.journal) ?? 0) == 0 { return true }
             guard session.isRunning else { throw BenchError("bgtaskd stopped during the submits: \(session.log)") }
             return false
         }
