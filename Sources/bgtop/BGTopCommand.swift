@@ -48,14 +48,14 @@ struct BGTopCommand: ParsableCommand {
             environment: environment, executablePath: CommandLine.arguments[0]))
         var chosen = Theme.builtInDefault
         var themeProblem: String?
-        if noColor {
-            chosen = Theme.monochrome
-        } else if let theme {
+        if let theme {
             switch catalog.load(theme) {
             case .success(let loaded): chosen = loaded
-            case .failure(let error): themeProblem = error.description
+            case .failure(let error): themeProblem = "\(error.description); using the default theme"
             }
         }
+        // NO_COLOR wins over any theme.
+        if noColor { chosen = Theme.monochrome }
 
         var demoEnvironment: DemoEnvironment?
         var stateDirectory = Locations.stateDirectory(flag: state)

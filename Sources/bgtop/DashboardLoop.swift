@@ -18,6 +18,9 @@ final class DashboardLoop {
     private var snapshot: DashboardSnapshot
     private let signalDescriptor: Int32
     private let timerDescriptor: Int32
+    /// A pidfd on the scheduler shown as up: its exit is a kernel event, so a scheduler that dies
+    /// (even by SIGKILL, leaving its files untouched) is shown as down at once.
+    private var scheduler: (pid: Int32, descriptor: Int32)?
 
     init(terminal: CursesTerminal, reader: SnapshotReader, watch: StateWatch, dispatch: CommandDispatch,
          themes: ThemeRotation, readOnly: Bool, signals: sigset_t, initialStatus: String? = nil) throws {
@@ -41,10 +44,23 @@ final class DashboardLoop {
     deinit {
         close(signalDescriptor)
         close(timerDescriptor)
+        if let scheduler { close(scheduler.descriptor) }
+    }
+
+    /// Follows the scheduler pid of the current snapshot with a pidfd.
+    private func watchScheduler() {
+        guard scheduler?.pid != snapshot.schedulerPID else { return }
+        if let scheduler { close(scheduler.descriptor) }
+        scheduler = nil
+        if let pid = snapshot.schedulerPID, pid != getpid() {
+            let descriptor = bg_pidfd_open(pid)
+            if descriptor >= 0 { scheduler = (pid, descriptor) }
+        }
     }
 
     /// Runs until `q` or a terminating signal. Returns the signal that ended it, if any.
     func run() -> Int32? {
+        watchScheduler()
         draw()
         while true {
             var entries = [
@@ -53,6 +69,7 @@ final class DashboardLoop {
                 pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: dispatch.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: scheduler?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
             ]
             armTimer()
             if poll(&entries, nfds_t(entries.count), -1) < 0 {
@@ -80,7 +97,11 @@ final class DashboardLoop {
                 state.status = DashboardState.Status(result.text, isError: result.isError)
                 stale = true
             }
-            if stale { snapshot = reader.read() }
+            if entries[5].revents != 0 { stale = true }
+            if stale {
+                snapshot = reader.read()
+                watchScheduler()
+            }
             if entries[0].revents != 0 {
                 for key in terminal.readKeys() {
                     if handle(key) == false { return nil }

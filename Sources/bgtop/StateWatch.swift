@@ -21,6 +21,8 @@ final class StateWatch {
     func refreshWatches() {
         let mask = ChangeWatcher.defaultMask | UInt32(IN_MODIFY)
         var wanted = [paths.root, paths.requests, paths.tasks, paths.transfers, paths.apps]
+        // A state directory that does not exist yet: watch where it will appear.
+        if !StateFiles.exists(paths.root) { wanted.append(StateFiles.directoryName(of: paths.root)) }
         for parent in [paths.requests, paths.tasks, paths.transfers] {
             for name in (try? StateFiles.names(in: parent)) ?? [] { wanted.append("\(parent)/\(name)") }
         }
@@ -35,7 +37,13 @@ final class StateWatch {
         let changes = watcher.drain()
         guard !changes.isEmpty else { return false }
         refreshWatches()
-        // The scheduler's inbox and outcomes churn with every command; the view shows neither.
-        return changes.contains { change in !change.name.hasPrefix(".") && change.name != "daemon.lock" }
+        // The scheduler's inbox and outcomes churn with every command; the view shows neither. In
+        // the state directory's parent (watched only until it appears) only the directory matters.
+        let parent = StateFiles.directoryName(of: paths.root)
+        let name = String(paths.root.dropFirst(parent.count).drop { $0 == "/" })
+        return changes.contains { change in
+            if change.directory == parent && change.directory != paths.root { return change.name == name }
+            return !change.name.hasPrefix(".") && change.name != "daemon.lock"
+        }
     }
 }

@@ -178,6 +178,32 @@ import Glibc
         coloured.send("q")
     }
 
+    @Test func aSchedulerThatDiesIsShownDownAtOnceAndAMissingStateDirectoryIsWaitedFor() throws {
+        let env = try TestEnvironment()
+        try FileManager.default.removeItem(atPath: env.state)
+        let tmux = try startDashboard(env, width: 200)
+        let first = try tmux.waitFor("does not exist yet")
+        #expect(first.contains("scheduler down"))
+
+        // The scheduler creates the directory: the dashboard notices without a key press.
+        let daemon = try env.startDaemon()
+        try tmux.waitFor("scheduler up", timeout: 2)
+        // Killed without a chance to write anything: a pidfd tells the dashboard.
+        daemon.crash()
+        try tmux.waitFor("scheduler down", timeout: 1)
+        tmux.send("q")
+        try tmux.waitFor("bgtop exited 0")
+    }
+
+    @Test func anUnknownThemeIsReportedAndTheDefaultUsed() throws {
+        let env = try TestEnvironment()
+        let tmux = try startDashboard(env, extra: "--theme no-such-theme", width: 200)
+        let screen = try tmux.waitFor("unknown theme 'no-such-theme'")
+        #expect(screen.contains("Pending requests"))
+        tmux.send("q")
+        try tmux.waitFor("bgtop exited 0")
+    }
+
     @Test func readOnlyRefusesActionsAndSaysSo() throws {
         let env = try TestEnvironment()
         try env.addApp("com.example.ro", identifiers: ["com.example.ro.refresh"], script: "exit 0\n")
