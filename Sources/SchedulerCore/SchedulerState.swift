@@ -9,6 +9,9 @@ public struct SchedulerState: Sendable {
     public internal(set) var catalog: ManifestCatalog
     public internal(set) var apps: [Identifier: AppRecord] = [:]
     public internal(set) var requests: [TaskKey: PendingRequest] = [:]
+    /// The pending identifiers of each app, so per-app questions (limits, cancel all) do not scan
+    /// every request of every app.
+    private var pendingByApp: [Identifier: Set<Identifier>] = [:]
     public internal(set) var tasks: [TaskKey: LaunchedTask] = [:]
     public internal(set) var conditions: ConditionsRecord
 
@@ -26,7 +29,10 @@ public struct SchedulerState: Sendable {
     public init(settings: SchedulerSettings, catalog: ManifestCatalog, snapshot: StateSnapshot, conditions: ConditionsRecord) {
         self.init(settings: settings, catalog: catalog, conditions: conditions)
         for app in snapshot.apps { apps[app.id] = app }
-        for request in snapshot.requests { requests[request.key] = request }
+        for request in snapshot.requests {
+            requests[request.key] = request
+            pendingByApp[request.app, default: []].insert(request.identifier)
+        }
         for task in snapshot.tasks { tasks[task.key] = task }
         if let stored = snapshot.conditions {
             self.conditions.overrides = stored.overrides
@@ -46,11 +52,14 @@ public struct SchedulerState: Sendable {
 
     mutating func setRequest(_ request: PendingRequest) {
         requests[request.key] = request
+        pendingByApp[request.app, default: []].insert(request.identifier)
         changes.requests.insert(request.key)
     }
 
     mutating func removeRequest(_ key: TaskKey) {
         guard requests.removeValue(forKey: key) != nil else { return }
+        pendingByApp[key.app]?.remove(key.identifier)
+        if pendingByApp[key.app]?.isEmpty == true { pendingByApp[key.app] = nil }
         changes.requests.insert(key)
     }
 
@@ -86,7 +95,7 @@ public struct SchedulerState: Sendable {
 
     /// Pending requests of one app.
     func requests(of app: Identifier) -> [PendingRequest] {
-        requests.values.filter { $0.app == app }
+        (pendingByApp[app] ?? []).compactMap { requests[TaskKey(app: app, identifier: $0)] }
     }
 }
 
