@@ -158,7 +158,8 @@ public final class SchedulerDaemon {
             logger.info("stopped")
             return 0
         } catch {
-            logger.critical("stopping: \(error)")
+            let full = (error as? StateError)?.isNoSpace == true ? "the disk is full: " : ""
+            logger.critical("stopping: \(full)\(error)")
             return 1
         }
     }
@@ -273,14 +274,10 @@ public final class SchedulerDaemon {
                                         nextWakeAt: nextWake, configDirectory: configDirectory)
         let batch = try committer.batch(state: state, changes: changes, outcomes: pendingOutcomes, heartbeat: heartbeat,
                                         expiredOutcomes: expired, consumedCommands: consumedCommands)
-        do {
-            try committer.commit(batch)
-        } catch let error as StateError where error.isNoSpace {
-            // Nothing was lost: the commands are still in the inbox and the journal (if written)
-            // replays at the next start. Stop rather than run on with state that is not on disk.
-            logger.critical("the disk is full: \(error)")
-            throw error
-        }
+        // A failed commit (a full disk, above all) stops the loop: nothing is lost, since the
+        // commands are still in the inbox and a written journal replays at the next start, and
+        // running on with state that is not on disk would be worse.
+        try committer.commit(batch)
         pendingOutcomes.removeAll()
         consumedCommands.removeAll()
     }

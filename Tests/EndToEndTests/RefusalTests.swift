@@ -123,6 +123,36 @@ import TaskState
         #expect(bgctl.stderr.split(separator: "\n").count == 1, "\(bgctl)")
     }
 
+    /// A real full disk: a tiny tmpfs (the tests run as root, as CI does), filled up.
+    @Test func aFullDiskIsOneLineAndLeavesNoHalfWrittenCommand() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.full", identifiers: ["com.example.full.refresh"], script: "exit 0\n")
+        let mountPoint = env.root + "/small"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mounted = try env.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", mountPoint])
+        try #require(mounted.status == 0, "mounting a tmpfs needs root: \(mounted)")
+        defer { _ = try? env.run("/bin/umount", [mountPoint]) }
+        let state = mountPoint + "/state"
+        let submit = ["submit", "--app", "com.example.full", "--id", "com.example.full.refresh", "--kind", "refresh",
+                      "--earliest", "+600", "--state", state, "--config", env.config]
+        #expect(try env.run(TestEnvironment.binaries + "/bgctl", submit).status == 0, "room for one command")
+        // Fill the file system to the last block.
+        _ = try env.run("/bin/dd", ["if=/dev/zero", "of=\(mountPoint)/filler", "bs=4k"])
+
+        let full = try env.run(TestEnvironment.binaries + "/bgctl", submit)
+        #expect(full.status == 4, "\(full)")
+        #expect(full.stderr.contains("No space left on device"), "\(full)")
+        #expect(full.stderr.split(separator: "\n").count == 1)
+        let temporary = try FileManager.default.contentsOfDirectory(atPath: state + "/inbox/tmp")
+        #expect(temporary.isEmpty, "no half-written command left behind: \(temporary)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state + "/inbox/new").count == 1, "the first command is intact")
+
+        // The scheduler cannot start its journal on a full disk: one line, non-zero.
+        let daemon = try env.run(TestEnvironment.binaries + "/bgtaskd", ["--state", state, "--config", env.config])
+        #expect(daemon.status == 1, "\(daemon)")
+        #expect(daemon.stderr.contains("No space left on device"), "\(daemon)")
+    }
+
     @Test func aBadSettingsFileStopsTheSchedulerWithOneLine() throws {
         let env = try TestEnvironment()
         try env.writeSettings(["appRefreshBudgetSeconds": -3])
