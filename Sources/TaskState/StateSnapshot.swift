@@ -7,6 +7,11 @@ public struct StateSnapshot: Sendable {
     public struct UnreadableFile: Sendable, Hashable {
         public var path: String
         public var reason: String
+
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
     public var requests: [PendingRequest] = []

@@ -10,6 +10,7 @@ import TaskState
 final class DashboardLoop {
     private let terminal: CursesTerminal
     private let reader: SnapshotReader
+    private let mirror: StateMirror
     private let watch: StateWatch
     private let dispatch: CommandDispatch
     private var themes: ThemeRotation
@@ -32,7 +33,8 @@ final class DashboardLoop {
         glyphs = terminal.unicode ? .unicode : .ascii
         state = DashboardState(readOnly: readOnly, themeName: themes.current.name)
         if let initialStatus { state.status = DashboardState.Status(initialStatus, isError: true) }
-        snapshot = reader.read()
+        mirror = StateMirror(paths: reader.paths)
+        snapshot = reader.build(from: mirror.snapshot)
         var mask = signals
         signalDescriptor = bg_signalfd(&mask)
         timerDescriptor = bg_timerfd_create()
@@ -88,7 +90,13 @@ final class DashboardLoop {
                     }
                 }
             }
-            if entries[1].revents != 0, watch.drain() { stale = true }
+            if entries[1].revents != 0 {
+                let changes = watch.drain()
+                if !changes.isEmpty {
+                    mirror.apply(changes)
+                    stale = true
+                }
+            }
             if entries[2].revents != 0 {
                 bg_timerfd_drain(timerDescriptor)
                 stale = true
@@ -99,7 +107,7 @@ final class DashboardLoop {
             }
             if entries[5].revents != 0 { stale = true }
             if stale {
-                snapshot = reader.read()
+                snapshot = reader.build(from: mirror.snapshot)
                 watchScheduler()
             }
             if entries[0].revents != 0 {

@@ -10,7 +10,13 @@ struct SnapshotReader {
     let configDirectory: String
     var eventLimit = 500
 
+    /// Reads the whole state directory (for `--batch`, and the first screen).
     func read(now: Date = Date()) -> DashboardSnapshot {
+        build(from: StateSnapshot.load(paths), now: now)
+    }
+
+    /// The dashboard snapshot for state already in memory (see ``StateMirror``).
+    func build(from snapshot: StateSnapshot, now: Date = Date()) -> DashboardSnapshot {
         var problem: String?
         var info = stat()
         if lstat(paths.root, &info) != 0 {
@@ -22,7 +28,6 @@ struct SnapshotReader {
             return DashboardSnapshot(now: now, stateDirectory: paths.root,
                                      problem: "cannot read \(paths.root): \(String(cString: strerror(errno)))")
         }
-        let snapshot = StateSnapshot.load(paths)
         let settings = (try? SchedulerSettings.load(configDirectory: configDirectory)) ?? SchedulerSettings()
         let catalog = ManifestCatalog.load(from: "\(configDirectory)/apps")
         let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)

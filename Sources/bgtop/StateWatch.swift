@@ -32,16 +32,16 @@ final class StateWatch {
         watched = watched.intersection(Set(watcher.watchedDirectories))
     }
 
-    /// Drains pending changes; returns whether any of them matter to the view.
-    func drain() -> Bool {
+    /// Drains pending changes; returns those that matter to the view.
+    func drain() -> [ChangeWatcher.Change] {
         let changes = watcher.drain()
-        guard !changes.isEmpty else { return false }
+        guard !changes.isEmpty else { return [] }
         refreshWatches()
         // The scheduler's inbox and outcomes churn with every command; the view shows neither. In
         // the state directory's parent (watched only until it appears) only the directory matters.
         let parent = StateFiles.directoryName(of: paths.root)
         let name = String(paths.root.dropFirst(parent.count).drop { $0 == "/" })
-        return changes.contains { change in
+        return changes.filter { change in
             if change.directory == parent && change.directory != paths.root { return change.name == name }
             return !change.name.hasPrefix(".") && change.name != "daemon.lock"
         }
