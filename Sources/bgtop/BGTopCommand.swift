@@ -97,7 +97,7 @@ struct BGTopCommand: ParsableCommand {
             sigemptyset(&dashboardSignals)
             for signal in [SIGWINCH, SIGINT, SIGTERM, SIGHUP] { sigaddset(&dashboardSignals, signal) }
             let loop = try DashboardLoop(
-                terminal: terminal, reader: reader, watch: try StateWatch(paths: reader.paths),
+                terminal: terminal, reader: reader, watch: try StateWatch(paths: reader.paths, appsDirectory: reader.appsDirectory),
                 dispatch: try CommandDispatch(paths: reader.paths), themes: ThemeRotation(first: chosen, others: others),
                 readOnly: readOnly, signals: dashboardSignals, initialStatus: themeProblem)
             signal = loop.run()

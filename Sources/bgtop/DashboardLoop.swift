@@ -9,7 +9,7 @@ import TaskState
 /// Everything else is the pure ``DashboardView`` and ``DashboardState``.
 final class DashboardLoop {
     private let terminal: CursesTerminal
-    private let reader: SnapshotReader
+    private var reader: SnapshotReader
     private let mirror: StateMirror
     private let watch: StateWatch
     private let dispatch: CommandDispatch
@@ -34,7 +34,7 @@ final class DashboardLoop {
         state = DashboardState(readOnly: readOnly, themeName: themes.current.name)
         if let initialStatus { state.status = DashboardState.Status(initialStatus, isError: true) }
         mirror = StateMirror(paths: reader.paths)
-        snapshot = reader.build(from: mirror.snapshot)
+        snapshot = reader.build(from: mirror.snapshot, events: mirror.events)
         var mask = signals
         signalDescriptor = bg_signalfd(&mask)
         timerDescriptor = bg_timerfd_create()
@@ -93,21 +93,22 @@ final class DashboardLoop {
             if entries[1].revents != 0 {
                 let changes = watch.drain()
                 if !changes.isEmpty {
+                    if changes.contains(where: { $0.directory == watch.appsDirectory }) { reader.reloadConfiguration() }
                     mirror.apply(changes)
                     stale = true
                 }
             }
             if entries[2].revents != 0 {
+                // A tick only moves the clock: the redraw below recomputes the countdowns from
+                // the state in memory; nothing is read.
                 bg_timerfd_drain(timerDescriptor)
-                stale = true
             }
             for result in entries[4].revents != 0 ? dispatch.take() : [] {
                 state.status = DashboardState.Status(result.text, isError: result.isError)
-                stale = true
             }
             if entries[5].revents != 0 { stale = true }
             if stale {
-                snapshot = reader.build(from: mirror.snapshot)
+                snapshot = reader.build(from: mirror.snapshot, events: mirror.events)
                 watchScheduler()
             }
             if entries[0].revents != 0 {

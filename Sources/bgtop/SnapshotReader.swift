@@ -3,20 +3,41 @@ import Foundation
 import SchedulerCore
 import TaskState
 
-/// Reads the state directory into a dashboard snapshot. Read-only: the dashboard never writes
-/// state, only commands.
+/// Turns state into a dashboard snapshot, with each request's blockers worked out by the
+/// scheduler's own policy. Read-only: the dashboard never writes state, only commands.
+///
+/// The settings and manifests the policy needs are read once and again only when the config's
+/// `apps/` folder changes (``reloadConfiguration()``), not for every snapshot.
 struct SnapshotReader {
+    static let eventLimit = 500
+
     let paths: StatePaths
     let configDirectory: String
-    var eventLimit = 500
+    private var settings: SchedulerSettings
+    private var catalog: ManifestCatalog
 
-    /// Reads the whole state directory (for `--batch`, and the first screen).
+    init(paths: StatePaths, configDirectory: String) {
+        self.paths = paths
+        self.configDirectory = configDirectory
+        settings = SchedulerSettings()
+        catalog = ManifestCatalog()
+        reloadConfiguration()
+    }
+
+    var appsDirectory: String { "\(configDirectory)/apps" }
+
+    mutating func reloadConfiguration() {
+        settings = (try? SchedulerSettings.load(configDirectory: configDirectory)) ?? SchedulerSettings()
+        catalog = ManifestCatalog.load(from: appsDirectory)
+    }
+
+    /// Reads the whole state directory (for `--batch`).
     func read(now: Date = Date()) -> DashboardSnapshot {
-        build(from: StateSnapshot.load(paths), now: now)
+        build(from: StateSnapshot.load(paths), events: EventLog(paths: paths).recent(limit: Self.eventLimit).events, now: now)
     }
 
     /// The dashboard snapshot for state already in memory (see ``StateMirror``).
-    func build(from snapshot: StateSnapshot, now: Date = Date()) -> DashboardSnapshot {
+    func build(from snapshot: StateSnapshot, events: [Event], now: Date = Date()) -> DashboardSnapshot {
         var problem: String?
         var info = stat()
         if lstat(paths.root, &info) != 0 {
@@ -28,8 +49,6 @@ struct SnapshotReader {
             return DashboardSnapshot(now: now, stateDirectory: paths.root,
                                      problem: "cannot read \(paths.root): \(String(cString: strerror(errno)))")
         }
-        let settings = (try? SchedulerSettings.load(configDirectory: configDirectory)) ?? SchedulerSettings()
-        let catalog = ManifestCatalog.load(from: "\(configDirectory)/apps")
         let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)
         let state = SchedulerState(settings: settings, catalog: catalog, snapshot: snapshot, conditions: conditions)
         let pending = snapshot.requests.map { request in
@@ -45,6 +64,6 @@ struct SnapshotReader {
         return DashboardSnapshot(
             now: now, stateDirectory: paths.root, schedulerPID: schedulerPID, heartbeat: snapshot.heartbeat,
             conditions: snapshot.conditions, pending: pending, tasks: snapshot.tasks, transfers: snapshot.transfers,
-            events: EventLog(paths: paths).recent(limit: eventLimit).events, problem: problem)
+            events: events, problem: problem)
     }
 }

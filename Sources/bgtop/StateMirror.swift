@@ -11,6 +11,8 @@ final class StateMirror {
     private(set) var transfers: [TaskKey: TransferRecord] = [:]
     private(set) var apps: [Identifier: AppRecord] = [:]
     private(set) var snapshot = StateSnapshot()
+    /// The most recent events, oldest first, re-read only when the log changes.
+    private(set) var events: [Event] = []
 
     init(paths: StatePaths) {
         self.paths = paths
@@ -25,6 +27,7 @@ final class StateMirror {
         transfers = Dictionary(loaded.transfers.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         apps = Dictionary(loaded.apps.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         snapshot = loaded
+        events = EventLog(paths: paths).recent(limit: SnapshotReader.eventLimit).events
     }
 
     /// Applies inotify's changes; anything it cannot place file by file reloads everything.
@@ -49,6 +52,7 @@ final class StateMirror {
                 guard let id = identifier(change.name) else { continue }
                 apps[id] = read(path, as: AppRecord.self, into: &unreadable)
             case (_, paths.root):
+                if change.name.hasPrefix("events") { events = EventLog(paths: paths).recent(limit: SnapshotReader.eventLimit).events }
                 if change.name == "daemon.json" { snapshot.heartbeat = read(path, as: DaemonHeartbeat.self, into: &unreadable) }
                 if change.name == "conditions.json" { snapshot.conditions = read(path, as: ConditionsRecord.self, into: &unreadable) }
             default:

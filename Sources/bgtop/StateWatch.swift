@@ -8,8 +8,12 @@ final class StateWatch {
     private let paths: StatePaths
     private var watched: Set<String> = []
 
-    init(paths: StatePaths) throws {
+    /// The config's `apps/` folder: manifests decide the `noManifest` blocker.
+    let appsDirectory: String
+
+    init(paths: StatePaths, appsDirectory: String) throws {
         self.paths = paths
+        self.appsDirectory = appsDirectory
         watcher = try ChangeWatcher()
         refreshWatches()
     }
@@ -20,7 +24,7 @@ final class StateWatch {
     /// appear after the dashboard starts).
     func refreshWatches() {
         let mask = ChangeWatcher.defaultMask | UInt32(IN_MODIFY)
-        var wanted = [paths.root, paths.requests, paths.tasks, paths.transfers, paths.apps]
+        var wanted = [paths.root, paths.requests, paths.tasks, paths.transfers, paths.apps, appsDirectory]
         // A state directory that does not exist yet: watch where it will appear.
         if !StateFiles.exists(paths.root) { wanted.append(StateFiles.directoryName(of: paths.root)) }
         for parent in [paths.requests, paths.tasks, paths.transfers] {

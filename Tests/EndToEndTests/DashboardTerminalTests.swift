@@ -195,6 +195,23 @@ import Glibc
         try tmux.waitFor("bgtop exited 0")
     }
 
+    @Test func aRemovedManifestShowsAsABlockerAtOnce() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.gone", identifiers: ["com.example.gone.refresh"], script: "exit 0\n")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        #expect(try env.bgctl("submit", "--app", "com.example.gone", "--id", "com.example.gone.refresh", "--kind", "refresh",
+                              "--earliest", "+10800").status == 0)
+        let tmux = try startDashboard(env)
+        try tmux.waitFor("gone.refresh")
+        #expect(!tmux.screen().contains("no manifest"))
+        // Nothing in the state directory changes; the dashboard watches the manifests itself.
+        try FileManager.default.removeItem(atPath: env.config + "/apps/com.example.gone.json")
+        try tmux.waitFor("no manifest", timeout: 1)
+        tmux.send("q")
+        try tmux.waitFor("bgtop exited 0")
+    }
+
     @Test func anUnknownThemeIsReportedAndTheDefaultUsed() throws {
         let env = try TestEnvironment()
         let tmux = try startDashboard(env, extra: "--theme no-such-theme", width: 200)
