@@ -9,12 +9,7 @@ import TaskState
 /// millisecond the log keeps). Lateness is the app's note minus the deadline, and the `expired`
 /// event's time minus the deadline (the scheduler's view, taken just before it sends the signal).
 struct ExpiryLateness {
-    /// What was measured.
-    struct Result: Sendable {
-        var appObserved: Samples
-        var daemonObserved: Samples
-        var lateSubmits: Int
-    }
+    typealias Result = ObservedTimings
 
     var workspace: Workspace
     var scheduler: String

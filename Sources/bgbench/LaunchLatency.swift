@@ -9,12 +9,7 @@ import TaskState
 /// spawn, exec of bash), and the `launched` event's time minus `earliestBeginDate` (the
 /// scheduler's view, taken just before it starts the process).
 struct LaunchLatency {
-    /// What was measured.
-    struct Result: Sendable {
-        var appObserved: Samples
-        var daemonObserved: Samples
-        var lateSubmits: Int
-    }
+    typealias Result = ObservedTimings
 
     var workspace: Workspace
     var scheduler: String

@@ -34,6 +34,14 @@ struct Samples: Sendable {
     var maximum: Double? { values.max() }
 }
 
+/// Timings seen from both sides: by the app, and by the scheduler's event log (phases 2 and 3).
+struct ObservedTimings: Sendable {
+    var appObserved: Samples
+    var daemonObserved: Samples
+    /// Requests the scheduler accepted only after they were already due (see DueRequests).
+    var lateSubmits: Int
+}
+
 /// Work done in a measured time.
 struct Throughput: Sendable {
     var operations: Int
