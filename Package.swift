@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "bgtop", targets: ["bgtop"]),
         .library(name: "TaskState", targets: ["TaskState"]),
         .library(name: "SchedulerCore", targets: ["SchedulerCore"]),
+        .library(name: "BackgroundTasks", targets: ["BackgroundTasks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -34,6 +35,14 @@ let package = Package(
                 "SchedulerCore", "TaskState", "CLinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // The app-side library, shaped like Apple's BackgroundTasks.
+        .target(
+            name: "BackgroundTasks",
+            dependencies: [
+                "TaskState", "CLinuxSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The dashboard: pure view and key handling over a cell grid; no terminal code.
@@ -76,6 +85,21 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Examples of apps written with the library; `swift build` builds them.
+        .executableTarget(
+            name: "Stormy",
+            dependencies: ["BackgroundTasks", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Stormy/Sources"
+        ),
+        .executableTarget(
+            name: "Tidy",
+            dependencies: ["BackgroundTasks", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Tidy/Sources"
+        ),
+        // An app whose modes are the behaviours the BackgroundTasks tests check.
+        .executableTarget(name: "TaskAppFixture", dependencies: ["BackgroundTasks"], path: "Tests/TaskAppFixture"),
+        // Starting the real binaries from tests: spawning with a clean signal mask, private state dirs.
+        .target(name: "TestSupport", dependencies: ["TaskState", "CLinuxSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "TaskStateTests", dependencies: ["TaskState"]),
         // Golden screens are read through #filePath, not bundled.
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"], exclude: ["Golden"]),
@@ -84,7 +108,12 @@ let package = Package(
         // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TaskState", "SchedulerCore", "CLinuxSupport", "bgtaskd", "bgctl", "bgtop"]
+            dependencies: ["TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "bgtaskd", "bgctl", "bgtop"]
+        ),
+        // The library against the real scheduler and real app processes (the examples and the fixture).
+        .testTarget(
+            name: "BackgroundTasksTests",
+            dependencies: ["TaskState", "CLinuxSupport", "TestSupport", "bgtaskd", "bgctl", "Stormy", "Tidy", "TaskAppFixture"]
         ),
     ]
 )

@@ -119,3 +119,26 @@ int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[
     posix_spawnattr_destroy(&attr);
     return rc;
 }
+
+static volatile sig_atomic_t signal_pipe_fds[65];
+
+static void signal_to_pipe_handler(int signal) {
+    int saved = errno;
+    if (signal > 0 && signal < 65) {
+        unsigned char byte = (unsigned char)signal;
+        ssize_t ignored = write(signal_pipe_fds[signal], &byte, 1);
+        (void)ignored;
+    }
+    errno = saved;
+}
+
+int bg_signal_to_pipe(int signal, int fd) {
+    if (signal <= 0 || signal >= 65) { errno = EINVAL; return -1; }
+    signal_pipe_fds[signal] = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = signal_to_pipe_handler;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signal, &action, NULL);
+}

@@ -40,6 +40,10 @@ extension SchedulerState {
             result = .success((overrideConditions(conditions.overrides.merging(overrides), command: command.id, now: now), nil))
         case .clearConditions:
             result = .success((overrideConditions(ConditionOverrides(), command: command.id, now: now), nil))
+        case .attach(let app, let pid, let identifiers):
+            result = attach(app: app, pid: pid, identifiers: identifiers, command: command.id, now: now).map { ($0, nil) }
+        case .detach(let app, let pid):
+            result = .success((detach(app: app, pid: pid, command: command.id, now: now), nil))
         }
         switch result {
         case .success(let (message, identifier)):
@@ -234,7 +238,7 @@ extension CommandAction {
         switch self {
         case .submit(let request): return request.app
         case .cancel(let app, _), .cancelAll(let app), .complete(let app, _, _), .beginFinishing(let app, _, _),
-             .setAppEnabled(let app, _):
+             .setAppEnabled(let app, _), .attach(let app, _, _), .detach(let app, _):
             return app
         case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app
         case .setConditions, .clearConditions: return nil

@@ -96,6 +96,7 @@ extension SchedulerState {
                          message: "\(task.app): pid \(pid) \(status) without completing \(task.identifier)"))
         }
         if let overranApp { throttle(overranApp, now: now) }
+        releaseAttachments(ofExited: pid, status: status, now: now)
     }
 
     /// Records which process a task's pid is (its start time), so a reused pid is never mistaken for it.
@@ -122,7 +123,7 @@ extension SchedulerState {
     }
 
     /// The pids the runtime must watch.
-    public var watchedPIDs: Set<Int32> { Set(tasks.values.map(\.pid)) }
+    public var watchedPIDs: Set<Int32> { Set(tasks.values.map(\.pid)).union(attachedPIDs) }
 
     static func seconds(_ value: TimeInterval) -> String {
         value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)

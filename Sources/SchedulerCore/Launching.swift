@@ -11,6 +11,9 @@ public struct LaunchPlan: Sendable, Equatable {
     /// `BGTASK_LAUNCH_REASON`: `appRefresh`, `processing` or `simulated`.
     public var reason: String
     public var simulated: Bool
+    /// The app's running process that takes these tasks instead of a new one, when one is
+    /// attached and has handlers for all of them.
+    public var handOver: AttachedProcess?
 }
 
 extension SchedulerState {
@@ -29,7 +32,8 @@ extension SchedulerState {
             if coalescingHold(app: appID, entries: entries, firstReady: first.readyDate, now: now) != nil { continue }
             plans.append(LaunchPlan(
                 launchID: "\(appID)-\(Int(now.timeIntervalSince1970 * 1000))", app: appID, manifest: manifest,
-                requests: runnable, reason: first.kind.rawValue, simulated: false))
+                requests: runnable, reason: first.kind.rawValue, simulated: false,
+                handOver: handOverTarget(app: appID, identifiers: runnable.map(\.identifier))))
         }
         return plans
     }
@@ -69,7 +73,8 @@ extension SchedulerState {
         }
         return .success(LaunchPlan(
             launchID: "\(request.app)-\(Int(now.timeIntervalSince1970 * 1000))-simulated", app: request.app,
-            manifest: manifest, requests: [request], reason: "simulated", simulated: true))
+            manifest: manifest, requests: [request], reason: "simulated", simulated: true,
+            handOver: handOverTarget(app: request.app, identifiers: [request.identifier])))
     }
 
     /// The process for `plan` is running: the requests become tasks with their budgets.
@@ -87,9 +92,10 @@ extension SchedulerState {
                 guard !plan.simulated, now >= earliest else { return nil }
                 return String(format: ", %.1f s after its earliest begin date", now.timeIntervalSince(earliest))
             } ?? ""
+            let how = plan.handOver == nil ? "launched pid \(pid) for" : "handed to running pid \(pid):"
             record(Event(time: now, type: .launched, app: plan.app, identifier: request.identifier, kind: request.kind,
                          pid: pid, command: plan.simulated ? request.commandID : nil, reason: plan.reason,
-                         message: "\(plan.app): launched pid \(pid) for \(request.identifier) (\(plan.reason), budget \(Int(settings.budget(for: request.kind))) s\(late))"))
+                         message: "\(plan.app): \(how) \(request.identifier) (\(plan.reason), budget \(Int(settings.budget(for: request.kind))) s\(late))"))
         }
         var record = app(plan.app)
         record.launchCount += 1

@@ -66,10 +66,15 @@ struct ProcessLauncher {
     /// Whether the task's process still runs and is the same process (not a reused pid, not a
     /// zombie waiting for a parent that does not reap).
     static func isAlive(_ task: LaunchedTask) -> Bool {
-        guard kill(task.pid, 0) == 0 || errno == EPERM, let stat = processStat(of: task.pid) else { return false }
+        isAlive(pid: task.pid, startTicks: task.processStartTicks)
+    }
+
+    /// Whether `pid` runs and, when `startTicks` is known, is the process that started then.
+    static func isAlive(pid: Int32, startTicks: UInt64?) -> Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM, let stat = processStat(of: pid) else { return false }
         if stat.state == "Z" || stat.state == "X" { return false }
-        guard let expected = task.processStartTicks else { return true }
-        return stat.startTicks == expected
+        guard let startTicks else { return true }
+        return stat.startTicks == startTicks
     }
 
     /// Sends a signal; a process that is already gone is not an error.

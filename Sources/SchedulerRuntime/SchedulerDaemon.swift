@@ -44,6 +44,8 @@ public final class SchedulerDaemon {
     private var pendingOutcomes: [CommandOutcome] = []
     private var consumedCommands: [String] = []
     private var children: Set<Int32> = []
+    /// Signals and kills decided this turn, carried out after the commit.
+    private var processActions: [ProcessAction] = []
     private var lastProbe: Date
     private var stopping = false
 
@@ -127,6 +129,7 @@ public final class SchedulerDaemon {
         for event in recoveryEvents { state.record(event) }
         state.updateCatalog(ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
         state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
+        state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
         for pid in state.watchedPIDs { wait.watchExit(of: pid) }
         loadOutcomeExpiry(now: now)
         removeAbandonedInboxFiles(now: now)
@@ -234,7 +237,7 @@ public final class SchedulerDaemon {
                 }
             }
             if case .simulateExpiration = command.action {
-                execute(state.expire(at: now))
+                processActions += state.expire(at: now)
             }
             if case .beginFinishing(_, _, let pid) = command.action, let identifier = result.outcome.identifier,
                case .beginFinishing(let app, _, _) = command.action, !children.contains(pid) {
@@ -242,6 +245,9 @@ public final class SchedulerDaemon {
                 state.recordProcessIdentity(of: TaskKey(app: app, identifier: identifier),
                                             startTicks: ProcessLauncher.startTicks(of: pid))
                 wait.watchExit(of: pid)
+            }
+            if case .attach(let app, let pid, _) = command.action, result.outcome.error == nil {
+                noteAttachment(of: app, pid: pid, now: now)
             }
             queueOutcome(result.outcome, now: now)
             consumedCommands.append(path)
@@ -251,7 +257,7 @@ public final class SchedulerDaemon {
 
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
     private func decideAndCommit(now: Date) throws {
-        execute(state.expire(at: now))
+        processActions += state.expire(at: now)
         for plan in state.dueLaunches(at: now) { _ = launch(plan, now: now) }
         var nextWake = state.nextWake(after: now)
         if state.isWaitingOnConditions(at: now) {
@@ -259,6 +265,10 @@ public final class SchedulerDaemon {
             nextWake = min(nextWake ?? probeAt, probeAt)
         }
         try commit(now: now, nextWake: nextWake)
+        // Signals go out once the state they announce is on disk, so an app woken by its
+        // expiration signal reads its task as expiring.
+        execute(processActions)
+        processActions.removeAll()
         wait.arm(at: nextWake)
     }
 
@@ -285,6 +295,18 @@ public final class SchedulerDaemon {
     // MARK: - Processes
 
     private func launch(_ plan: LaunchPlan, now: Date) -> Result<Int32, SchedulerError> {
+        var plan = plan
+        if let target = plan.handOver {
+            if ProcessLauncher.isAlive(pid: target.pid, startTicks: target.processStartTicks) {
+                state.recordLaunch(plan, pid: target.pid, processGroup: target.processGroup,
+                                   processStartTicks: target.processStartTicks, now: now)
+                logger.info("handed \(plan.requests.map(\.identifier.rawValue)) to running \(plan.app) pid \(target.pid)")
+                return .success(target.pid)
+            }
+            // Its exit is not reaped yet: start a process as if none were attached.
+            state.releaseAttachment(of: plan.app, pid: target.pid, reason: "gone", now: now)
+            plan.handOver = nil
+        }
         switch launcher.launch(plan) {
         case .success(let launched):
             children.insert(launched.pid)
@@ -296,6 +318,19 @@ public final class SchedulerDaemon {
             logger.error("\(error)")
             return .failure(error)
         }
+    }
+
+    /// Learns who an attached process is and watches for its end; one that is already gone is
+    /// released at once.
+    private func noteAttachment(of app: Identifier, pid: Int32, now: Date) {
+        guard let startTicks = ProcessLauncher.startTicks(of: pid),
+              ProcessLauncher.isAlive(pid: pid, startTicks: startTicks) else {
+            state.releaseAttachment(of: app, pid: pid, reason: "not running", now: now)
+            return
+        }
+        state.recordAttachmentIdentity(of: app, pid: pid, startTicks: startTicks,
+                                       processGroup: getpgid(pid) == pid ? pid : nil)
+        if !children.contains(pid) { wait.watchExit(of: pid) }
     }
 
     private func execute(_ actions: [ProcessAction]) {

@@ -12,9 +12,12 @@ public struct AppRecord: Codable, Hashable, Sendable {
     public var launchCount: Int
     public var killCount: Int
     public var lastLaunchAt: Date?
+    /// The app's running process that takes tasks as they come due, if one has attached.
+    public var attachedProcess: AttachedProcess?
 
     public init(id: Identifier, enabled: Bool = true, throttleLevel: Int = 0, throttledUntil: Date? = nil,
-                launchCount: Int = 0, killCount: Int = 0, lastLaunchAt: Date? = nil) {
+                launchCount: Int = 0, killCount: Int = 0, lastLaunchAt: Date? = nil,
+                attachedProcess: AttachedProcess? = nil) {
         self.id = id
         self.enabled = enabled
         self.throttleLevel = throttleLevel
@@ -22,6 +25,7 @@ public struct AppRecord: Codable, Hashable, Sendable {
         self.launchCount = launchCount
         self.killCount = killCount
         self.lastLaunchAt = lastLaunchAt
+        self.attachedProcess = attachedProcess
     }
 
     /// Whether launches are held back at `now`.

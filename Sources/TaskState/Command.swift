@@ -50,6 +50,7 @@ public struct Command: Codable, Hashable, Sendable {
         var pid: Int32?
         var enabled: Bool?
         var overrides: ConditionOverrides?
+        var identifiers: [Identifier]?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -90,6 +91,11 @@ public struct Command: Codable, Hashable, Sendable {
             action = .setConditions(try need(wire.overrides, "overrides"))
         case .clearConditions:
             action = .clearConditions
+        case .attach:
+            action = .attach(app: try need(wire.app, "app"), pid: try need(wire.pid, "pid"),
+                             identifiers: try need(wire.identifiers, "identifiers"))
+        case .detach:
+            action = .detach(app: try need(wire.app, "app"), pid: try need(wire.pid, "pid"))
         }
     }
 
@@ -126,6 +132,13 @@ public struct Command: Codable, Hashable, Sendable {
             wire.overrides = overrides
         case .clearConditions:
             break
+        case .attach(let app, let pid, let identifiers):
+            wire.app = app
+            wire.pid = pid
+            wire.identifiers = identifiers
+        case .detach(let app, let pid):
+            wire.app = app
+            wire.pid = pid
         }
         try wire.encode(to: encoder)
     }
@@ -147,11 +160,16 @@ public enum CommandAction: Hashable, Sendable {
     case setAppEnabled(app: Identifier, enabled: Bool)
     case setConditions(ConditionOverrides)
     case clearConditions
+    /// A running process of `app` has registered handlers for `identifiers` and takes tasks as
+    /// they come due (the app library sends this when launching has finished).
+    case attach(app: Identifier, pid: Int32, identifiers: [Identifier])
+    /// The process is going away: hand it nothing more.
+    case detach(app: Identifier, pid: Int32)
 
     /// The `type` written on disk.
     public enum Name: String, Codable, Sendable {
         case submit, cancel, cancelAll, simulateLaunch, simulateExpiration, complete, beginFinishing
-        case setAppEnabled, setConditions, clearConditions
+        case setAppEnabled, setConditions, clearConditions, attach, detach
     }
 
     public var name: Name {
@@ -166,6 +184,8 @@ public enum CommandAction: Hashable, Sendable {
         case .setAppEnabled: return .setAppEnabled
         case .setConditions: return .setConditions
         case .clearConditions: return .clearConditions
+        case .attach: return .attach
+        case .detach: return .detach
         }
     }
 }

@@ -6,7 +6,7 @@ public struct Event: Codable, Hashable, Sendable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case daemonStarted, daemonStopped
         case submitted, replaced, cancelled, refused
-        case launched, launchFailed, adopted, interrupted
+        case launched, launchFailed, adopted, interrupted, attached, detached
         case completed, exited, expired, killed, throttled
         case appEnabled, appDisabled, manifestLoaded, manifestError
         case conditionsChanged, quarantined, commandRejected

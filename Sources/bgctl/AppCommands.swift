@@ -20,6 +20,8 @@ struct Apps: ParsableCommand {
         var throttledUntil: Date?
         var launchCount: Int
         var killCount: Int
+        /// The app's running process that takes due tasks, if one is attached.
+        var attachedProcess: AttachedProcess?
     }
 
     struct Report: Encodable {
@@ -36,7 +38,8 @@ struct Apps: ParsableCommand {
             return Entry(id: manifest.id, executable: manifest.executable, backgroundModes: manifest.backgroundModes,
                          permittedIdentifiers: manifest.permittedIdentifiers, enabled: record.enabled,
                          throttleLevel: record.throttleLevel, throttledUntil: record.throttledUntil,
-                         launchCount: record.launchCount, killCount: record.killCount)
+                         launchCount: record.launchCount, killCount: record.killCount,
+                         attachedProcess: record.attachedProcess)
         }
         if json {
             try printJSON(Report(apps: entries, manifestErrors: catalog.problems))

@@ -35,4 +35,10 @@ int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[
 /// signal to the handler that was installed before (the Swift runtime's backtracer, or the default).
 void bg_install_crash_cleanup(void (*cleanup)(void));
 
+/// Installs a handler for `signal` that writes the signal number as one byte to `fd` (the write
+/// end of a non-blocking pipe), so a thread waiting on the read end learns of it at once whatever
+/// the thread that took the signal was doing. SA_RESTART, so interrupted calls carry on.
+/// Returns 0, or -1 with errno set.
+int bg_signal_to_pipe(int signal, int fd);
+
 #endif

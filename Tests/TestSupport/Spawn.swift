@@ -8,9 +8,9 @@ import Glibc
 /// runner's threads block nearly every signal, and `Process` would pass that on: a tmux server
 /// or a `bgctl events --follow` started that way could not be stopped), stdin from /dev/null,
 /// output into files.
-enum Spawn {
+public enum Spawn {
     /// Starts `executable`; returns its pid.
-    static func start(_ executable: String, _ arguments: [String], environment: [String: String],
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String],
                       stdout: String, stderr: String) throws -> pid_t {
         let out = open(stdout, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         let err = open(stderr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -33,7 +33,7 @@ enum Spawn {
     }
 
     /// Waits for `pid` and returns its exit status (128 + signal when killed).
-    static func wait(_ pid: pid_t) -> Int32 {
+    public static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let signal = status & 0x7f
@@ -41,7 +41,7 @@ enum Spawn {
     }
 
     /// Runs to completion; returns status, stdout and stderr.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, String, String) {
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, String, String) {
         let base = FileManager.default.temporaryDirectory.path + "/bgtop-spawn-\(UUID().uuidString.prefix(8))"
         defer {
             unlink(base + ".out")

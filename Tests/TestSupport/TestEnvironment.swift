@@ -6,12 +6,12 @@ import Glibc
 
 /// A private state and config directory pair with helpers to write apps, run `bgctl` and start
 /// `bgtaskd`, all as real processes.
-final class TestEnvironment: @unchecked Sendable {
-    let root: String
-    let state: String
-    let config: String
+public final class TestEnvironment: @unchecked Sendable {
+    public let root: String
+    public let state: String
+    public let config: String
 
-    init(_ name: String = #function) throws {
+    public init(_ name: String = #function) throws {
         let safe = name.filter { $0.isLetter || $0.isNumber }
         root = FileManager.default.temporaryDirectory.path + "/bgtop-e2e-\(safe.prefix(40))-\(UUID().uuidString.prefix(8))"
         state = root + "/state"
@@ -25,10 +25,10 @@ final class TestEnvironment: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    var paths: StatePaths { StatePaths(root: state) }
+    public var paths: StatePaths { StatePaths(root: state) }
 
     /// The folder holding the built `bgtaskd` and `bgctl`: the test bundle's own folder.
-    static let binaries: String = {
+    public static let binaries: String = {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while !FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("bgtaskd").path) {
             let parent = url.deletingLastPathComponent()
@@ -43,7 +43,7 @@ final class TestEnvironment: @unchecked Sendable {
     /// Writes an executable bash script and its manifest. The script can use `$OUT` (a file in
     /// the environment's root) and `$BGCTL` (the bgctl binary).
     @discardableResult
-    func addApp(_ id: String, identifiers: [String], modes: [String] = ["fetch", "processing"],
+    public func addApp(_ id: String, identifiers: [String], modes: [String] = ["fetch", "processing"],
                 signal: String? = nil, script: String) throws -> String {
         let scriptPath = "\(root)/\(id).sh"
         let header = """
@@ -62,38 +62,38 @@ final class TestEnvironment: @unchecked Sendable {
         return "\(root)/\(id).out"
     }
 
-    func writeSettings(_ settings: [String: Any]) throws {
+    public func writeSettings(_ settings: [String: Any]) throws {
         try writeJSON(settings, to: "\(config)/settings.json")
     }
 
-    func writeJSON(_ object: Any, to path: String) throws {
+    public func writeJSON(_ object: Any, to path: String) throws {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         try data.write(to: URL(fileURLWithPath: path))
     }
 
     /// The lines an app script appended to its `$OUT` file.
-    func output(of app: String) -> [String] {
+    public func output(of app: String) -> [String] {
         guard let text = try? String(contentsOfFile: "\(root)/\(app).out", encoding: .utf8) else { return [] }
         return text.split(separator: "\n").map(String.init)
     }
 
     // MARK: - Processes
 
-    struct Result: CustomStringConvertible {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+    public struct Result: CustomStringConvertible {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
     }
 
     /// Runs `bgctl` with this environment's directories and waits for it.
     @discardableResult
-    func bgctl(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Result {
+    public func bgctl(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Result {
         try run(Self.binaries + "/bgctl", arguments + ["--state", state, "--config", config], environment: extra)
     }
 
     /// Runs a program and captures its output.
-    func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Result {
+    public func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         environment["BGTASK_STATE_DIR"] = nil
         environment["BGTASK_CONFIG_DIR"] = nil
@@ -104,7 +104,7 @@ final class TestEnvironment: @unchecked Sendable {
     }
 
     /// Starts `bgtaskd` and waits until it holds the lock and has written its first commit.
-    func startDaemon() throws -> DaemonProcess {
+    public func startDaemon() throws -> DaemonProcess {
         let daemon = try DaemonProcess(environment: self)
         // Its first commit writes a heartbeat with its own pid (an earlier scheduler's may be there).
         try waitUntil("bgtaskd to start") {
@@ -118,7 +118,7 @@ final class TestEnvironment: @unchecked Sendable {
     // MARK: - Reading state
 
     /// `bgctl list --json`, parsed.
-    func list() throws -> [String: Any] {
+    public func list() throws -> [String: Any] {
         let result = try bgctl("list", "--json")
         guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
             throw TestFailure("list --json failed: \(result)")
@@ -126,16 +126,16 @@ final class TestEnvironment: @unchecked Sendable {
         return object
     }
 
-    func requests() throws -> [[String: Any]] { try list()["requests"] as? [[String: Any]] ?? [] }
-    func tasks() throws -> [[String: Any]] { try list()["tasks"] as? [[String: Any]] ?? [] }
+    public func requests() throws -> [[String: Any]] { try list()["requests"] as? [[String: Any]] ?? [] }
+    public func tasks() throws -> [[String: Any]] { try list()["tasks"] as? [[String: Any]] ?? [] }
 
     /// Every event in the log (current and rotated), oldest first.
-    func events() -> [Event] { EventLog(paths: paths).recent(limit: .max).events }
+    public func events() -> [Event] { EventLog(paths: paths).recent(limit: .max).events }
 
-    func events(_ type: Event.Kind) -> [Event] { events().filter { $0.type == type } }
+    public func events(_ type: Event.Kind) -> [Event] { events().filter { $0.type == type } }
 
     /// Waits for `condition`, checking every 20 ms, up to `timeout` seconds.
-    func waitUntil(_ what: String, timeout: TimeInterval = 10, _ condition: () throws -> Bool) throws {
+    public func waitUntil(_ what: String, timeout: TimeInterval = 10, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try condition() { return }
@@ -147,24 +147,24 @@ final class TestEnvironment: @unchecked Sendable {
 }
 
 /// A running `bgtaskd`.
-final class DaemonProcess: @unchecked Sendable {
-    let pid: pid_t
-    let logPath: String
+public final class DaemonProcess: @unchecked Sendable {
+    public let pid: pid_t
+    public let logPath: String
     private var exitStatus: Int32?
 
-    init(environment: TestEnvironment) throws {
+    public init(environment: TestEnvironment) throws {
         logPath = "\(environment.root)/bgtaskd-\(UUID().uuidString.prefix(6)).log"
         pid = try Spawn.start(TestEnvironment.binaries + "/bgtaskd",
                               ["--state", environment.state, "--config", environment.config, "--log-level", "debug"],
                               environment: ProcessInfo.processInfo.environment, stdout: logPath, stderr: logPath + ".err")
     }
 
-    var log: String { (try? String(contentsOfFile: logPath + ".err", encoding: .utf8)) ?? "" }
-    var isRunning: Bool { exitStatus == nil && processIsAlive(pid) }
+    public var log: String { (try? String(contentsOfFile: logPath + ".err", encoding: .utf8)) ?? "" }
+    public var isRunning: Bool { exitStatus == nil && processIsAlive(pid) }
 
     /// SIGTERM, then waits; returns the exit status.
     @discardableResult
-    func stop() -> Int32 {
+    public func stop() -> Int32 {
         if let exitStatus { return exitStatus }
         kill(pid, SIGTERM)
         let status = Spawn.wait(pid)
@@ -173,7 +173,7 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// SIGKILL, as a crash would.
-    func crash() {
+    public func crash() {
         guard exitStatus == nil else { return }
         kill(pid, SIGKILL)
         exitStatus = Spawn.wait(pid)
@@ -182,13 +182,13 @@ final class DaemonProcess: @unchecked Sendable {
     deinit { crash() }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Whether a process exists (and is not a zombie).
-func processIsAlive(_ pid: Int32) -> Bool {
+public func processIsAlive(_ pid: Int32) -> Bool {
     guard kill(pid, 0) == 0 else { return false }
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
           let close = stat.lastIndex(of: ")") else { return false }

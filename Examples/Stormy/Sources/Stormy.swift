@@ -1,0 +1,129 @@
+import ArgumentParser
+import BackgroundTasks
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Stormy reminds you to photograph the sky on stormy days: every day at noon the scheduler
+/// wakes it, it checks the weather, and on a stormy day it posts a notification.
+///
+/// To make it yours, change `appID` and `refreshIdentifier` (and the manifest to match).
+@main
+struct Stormy: AsyncParsableCommand {
+    static let appID = "com.example.stormy"
+    static let refreshIdentifier = "com.example.stormy.refresh"
+
+    static let configuration = CommandConfiguration(
+        abstract: "Checks the weather at noon and reminds you to photograph stormy skies.")
+
+    @Option(name: .long, help: "Stormy's settings (JSON with weatherURL).")
+    var config: String = Stormy.defaultConfigPath
+
+    @Flag(name: .long, help: "Ask for daily storm notifications at noon (what opening the app does).")
+    var schedule = false
+
+    func run() async throws {
+        let settings = try StormySettings.load(from: config)
+        let scheduler = BGTaskScheduler.shared
+        // The same identifier for the request and the handler tells the scheduler which handler to call.
+        scheduler.register(.appRefresh(Stormy.refreshIdentifier)) {
+            await Stormy.refresh(settings)
+        }
+        if schedule {
+            try Stormy.scheduleAppRefresh()
+            print("Stormy: daily storm check scheduled for noon")
+        }
+        // Run the tasks the scheduler handed over (none when a person started Stormy), then exit.
+        await scheduler.runUntilComplete()
+    }
+
+    /// The background refresh: schedule tomorrow's first, so the refresh stays daily, then check.
+    static func refresh(_ settings: StormySettings) async {
+        do {
+            try scheduleAppRefresh()
+        } catch {
+            print("Stormy: could not schedule tomorrow's check: \(error)")
+        }
+        if await isStormy(settings) {
+            await notifyForPhoto()
+        }
+    }
+
+    /// Asks for a background app refresh at noon tomorrow.
+    static func scheduleAppRefresh() throws {
+        let request = BGAppRefreshTaskRequest(identifier: refreshIdentifier)
+        request.earliestBeginDate = noonTomorrow()
+        try BGTaskScheduler.shared.submit(request)
+    }
+
+    static func noonTomorrow(after now: Date = Date()) -> Date {
+        let calendar = Calendar.current
+        let tomorrow = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: now))!
+        return calendar.date(bySettingHour: 12, minute: 0, second: 0, of: tomorrow)!
+    }
+
+    /// Asks the weather service. When the runtime runs out, the scheduler cancels this task, and
+    /// the request is cancelled with it.
+    static func isStormy(_ settings: StormySettings) async -> Bool {
+        do {
+            let (data, response) = try await withTaskCancellationHandler {
+                try await URLSession.shared.data(from: settings.weatherURL)
+            } onCancel: {
+                print("Stormy: out of background time; the weather check is abandoned")
+            }
+            guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
+                print("Stormy: the weather service answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+                return false
+            }
+            let weather = try JSONDecoder().decode(Weather.self, from: data)
+            print("Stormy: the weather is \(weather.condition)")
+            return weather.isStormy
+        } catch {
+            print("Stormy: could not check the weather: \(error.localizedDescription)")
+            return false
+        }
+    }
+
+    /// Posts the reminder with `notify-send` when the desktop has it, else logs it.
+    static func notifyForPhoto() async {
+        let text = "It's stormy outside! Take a photo of the sky."
+        if let notifySend = ["/usr/bin/notify-send", "/usr/local/bin/notify-send"].first(where: FileManager.default.isExecutableFile),
+           ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: notifySend)
+            process.arguments = ["Stormy", text]
+            if (try? process.run()) != nil { process.waitUntilExit() }
+        }
+        print("Stormy: notification: \(text)")
+    }
+
+    static var defaultConfigPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? "\(environment["HOME"] ?? "/tmp")/.config"
+        return "\(base)/stormy/config.json"
+    }
+}
+
+/// What the weather service answers: `{"condition": "storm"}`.
+struct Weather: Decodable {
+    var condition: String
+    var isStormy: Bool { ["storm", "stormy", "thunderstorm"].contains(condition.lowercased()) }
+}
+
+/// Stormy's settings file.
+struct StormySettings: Decodable, Sendable {
+    var weatherURL: URL
+
+    static func load(from path: String) throws -> StormySettings {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("cannot read \(path); it should hold {\"weatherURL\": \"http://...\"}")
+        }
+        do {
+            return try JSONDecoder().decode(StormySettings.self, from: data)
+        } catch {
+            throw ValidationError("\(path) is not valid Stormy settings: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// A kind of background task for an `async` launch handler, the way SwiftUI's
+/// `.backgroundTask(.appRefresh("id")) { ... }` names it.
+public struct BackgroundTask: Hashable, Sendable {
+    /// The kind of request the handler serves.
+    public enum Kind: Hashable, Sendable {
+        case appRefresh, processing
+    }
+
+    public let identifier: String
+    public let kind: Kind
+
+    /// Handles `BGAppRefreshTaskRequest`s with this identifier.
+    public static func appRefresh(_ identifier: String) -> BackgroundTask {
+        BackgroundTask(identifier: identifier, kind: .appRefresh)
+    }
+
+    /// Handles `BGProcessingTaskRequest`s with this identifier.
+    public static func processing(_ identifier: String) -> BackgroundTask {
+        BackgroundTask(identifier: identifier, kind: .processing)
+    }
+}
+
+/// How a registered identifier's tasks are run.
+enum LaunchHandler: Sendable {
+    /// `register(forTaskWithIdentifier:using:launchHandler:)`: the handler gets the task and
+    /// completes it itself.
+    case callback(queue: DispatchQueue?, handler: @Sendable (BGTask) -> Void)
+    /// `register(_:action:)`: the task completes when the closure returns, and expiry cancels it.
+    case async(action: @Sendable () async -> Void)
+}
+
+import Dispatch

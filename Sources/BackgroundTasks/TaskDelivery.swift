@@ -1,0 +1,282 @@
+import CLinuxSupport
+import Foundation
+import Logging
+import Synchronization
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Hands this process's tasks to their handlers and delivers expirations.
+///
+/// The scheduler records every task it hands to a process in `tasks/<app>/<id>.json`, and at
+/// expiry marks it `expiring` and sends the manifest's expiration signal. One thread of the
+/// library's own waits on both (inotify on that folder, the signal through a pipe), so a handler
+/// that keeps its own thread busy still hears of its expiry at once. Nothing polls.
+final class TaskDelivery: Sendable {
+    private struct Entry {
+        let task: BGTask
+        /// Tells this hand-over from a later one with the same identifier.
+        let startedAt: Date
+        var completed = false
+        var handle: Task<Void, Never>?
+    }
+
+    private struct Guarded {
+        var entries: [String: Entry] = [:]
+        /// Finishing tasks begun by this process, by their scheduler identifier.
+        var finishing: [String: (handler: (@Sendable () -> Void)?, expired: Bool)] = [:]
+        /// Tasks the launch environment announced that have not been seen on disk yet.
+        var expected: Set<String> = []
+        var expectedUntil: Date?
+        var sendsInFlight = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+        var isIdle: Bool {
+            expected.isEmpty && sendsInFlight == 0 && entries.values.allSatisfy(\.completed)
+        }
+    }
+
+    let context: AppContext
+    private let connection: SchedulerConnection
+    private let handlers: @Sendable (String) -> LaunchHandler?
+    private let logger: Logger
+    private let guarded = Mutex<Guarded>(Guarded())
+    /// Serialises reading the folder and acting on it, whichever thread asks.
+    private let scanning = Mutex<Void>(())
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let pid = getpid()
+    /// Read only by the delivery thread once it runs.
+    private nonisolated(unsafe) let watcher: ChangeWatcher
+
+    init(context: AppContext, handlers: @escaping @Sendable (String) -> LaunchHandler?, logger: Logger,
+         expected: Set<String>) throws(BGTaskScheduler.Error) {
+        self.context = context
+        connection = SchedulerConnection(context: context)
+        self.handlers = handlers
+        self.logger = logger
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            throw .init(.unavailable, "cannot create a pipe: \(String(cString: strerror(errno)))")
+        }
+        for end in fds {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        do {
+            watcher = try ChangeWatcher()
+            try watcher.watch(context.paths.tasks, mask: UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
+        } catch {
+            throw .init(.unavailable, "cannot watch \(context.paths.tasks): \(error)")
+        }
+        guarded.withLock {
+            $0.expected = expected
+            $0.expectedUntil = expected.isEmpty ? nil : Date().addingTimeInterval(10)
+        }
+    }
+
+    /// Installs the expiration signal handler and starts the thread.
+    func start() throws(BGTaskScheduler.Error) {
+        let signal = SignalName.number(of: context.manifest.expirationSignal) ?? SIGUSR1
+        guard bg_signal_to_pipe(signal, wakeWrite) == 0 else {
+            throw .init(.unavailable, "cannot handle \(context.manifest.expirationSignal): \(String(cString: strerror(errno)))")
+        }
+        let thread = Thread { [self] in self.run() }
+        thread.name = "BackgroundTasks delivery"
+        thread.start()
+    }
+
+    private func run() {
+        var watchingAppFolder = false
+        while true {
+            if !watchingAppFolder {
+                watchingAppFolder = (try? watcher.watch(context.tasksDirectory)) != nil
+            }
+            scan()
+            var entries = [pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            let until = guarded.withLock { $0.expectedUntil }
+            let timeout = until.map { Int32(max(0, min($0.timeIntervalSinceNow * 1000 + 1, 60_000))) } ?? -1
+            if poll(&entries, 2, timeout) < 0 && errno != EINTR { return }
+            var byte: UInt8 = 0
+            while read(wakeRead, &byte, 1) > 0 {}
+            for change in watcher.drain() where change.directory == context.tasksDirectory && change.name.isEmpty
+                && change.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                watchingAppFolder = false
+            }
+            if !watcher.watchedDirectories.contains(context.tasksDirectory) { watchingAppFolder = false }
+        }
+    }
+
+    /// Wakes the thread to read the folder again.
+    func poke() {
+        var byte: UInt8 = 0
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    // MARK: - Reading the folder
+
+    /// Reads this process's tasks and acts on what changed: new ones start, expiring ones hear of
+    /// it, finished ones are forgotten.
+    func scan() {
+        scanning.withLock { _ in
+            let mine = readOwnTasks()
+            var starts: [(BGTask, LaunchHandler?)] = []
+            var expirations: [@Sendable () -> Void] = []
+            var cancellations: [Task<Void, Never>] = []
+            let waiters = guarded.withLock { state -> [CheckedContinuation<Void, Never>] in
+                let present = Dictionary(mine.map { ($0.identifier.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+                for task in mine {
+                    let id = task.identifier.rawValue
+                    state.expected.remove(id)
+                    if task.kind == .finishing {
+                        if task.state == .expiring, var entry = state.finishing[id], !entry.expired {
+                            entry.expired = true
+                            state.finishing[id] = entry
+                            if let handler = entry.handler { expirations.append(handler) }
+                        }
+                        continue
+                    }
+                    if let entry = state.entries[id], entry.startedAt == task.startedAt {
+                        if task.state == .expiring, !entry.task.isExpired {
+                            expirations.append { entry.task.deliverExpiration() }
+                            if let handle = entry.handle { cancellations.append(handle) }
+                        }
+                        continue
+                    }
+                    let bgTask = BGTask.make(identifier: id, kind: task.kind) { [weak self] success in
+                        self?.complete(identifier: id, startedAt: task.startedAt, success: success)
+                    }
+                    state.entries[id] = Entry(task: bgTask, startedAt: task.startedAt)
+                    starts.append((bgTask, handlers(id)))
+                    if task.state == .expiring { expirations.append { bgTask.deliverExpiration() } }
+                }
+                for (id, entry) in state.entries where present[id]?.startedAt != entry.startedAt {
+                    // Completed and applied, or ended by someone else (bgctl complete).
+                    if !entry.completed, let handle = entry.handle { cancellations.append(handle) }
+                    state.entries[id] = nil
+                }
+                if let until = state.expectedUntil, until <= Date() || state.expected.isEmpty {
+                    if !state.expected.isEmpty {
+                        logger.warning("the scheduler never handed over \(state.expected.sorted().joined(separator: ", ")); not waiting for them")
+                    }
+                    state.expected.removeAll()
+                    state.expectedUntil = nil
+                }
+                return takeWaitersIfIdle(&state)
+            }
+            for (task, handler) in starts { begin(task, handler: handler) }
+            for expiration in expirations { expiration() }
+            for handle in cancellations { handle.cancel() }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    private func readOwnTasks() -> [LaunchedTask] {
+        let directory = context.tasksDirectory
+        let names = (try? StateFiles.names(in: directory)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.compactMap { name in
+            guard let data = try? StateFiles.read("\(directory)/\(name)"),
+                  let task = try? JSONFormat.decode(LaunchedTask.self, from: data), task.pid == pid else { return nil }
+            return task
+        }
+    }
+
+    // MARK: - Running handlers
+
+    private func begin(_ task: BGTask, handler: LaunchHandler?) {
+        switch handler {
+        case nil:
+            logger.error("no launch handler is registered for \(task.identifier); completing it as failed")
+            task.setTaskCompleted(success: false)
+        case .callback(let queue, let handler)?:
+            (queue ?? DispatchQueue.global()).async { handler(task) }
+        case .async(let action)?:
+            let handle = Task.detached {
+                await action()
+                task.setTaskCompleted(success: !Task.isCancelled && !task.isExpired)
+            }
+            let cancelNow = guarded.withLock { state -> Bool in
+                guard var entry = state.entries[task.identifier], entry.task === task else { return false }
+                entry.handle = handle
+                state.entries[task.identifier] = entry
+                return task.isExpired
+            }
+            if cancelNow { handle.cancel() }
+        }
+    }
+
+    private func complete(identifier: String, startedAt: Date, success: Bool) {
+        guarded.withLock { state in
+            if var entry = state.entries[identifier], entry.startedAt == startedAt {
+                entry.completed = true
+                state.entries[identifier] = entry
+            }
+            state.sendsInFlight += 1
+        }
+        send(.complete(app: context.app, identifier: try! Identifier(validating: identifier), success: success))
+    }
+
+    /// Sends a command off the caller's thread (completion must not block a handler), counting it
+    /// until the scheduler has applied it.
+    private func send(_ action: CommandAction) {
+        let connection = connection
+        DispatchQueue.global().async { [self] in
+            if case .complete(_, let identifier, _) = action, connection.tell(action) == nil,
+               connection.schedulerIsRunning {
+                logger.warning("the scheduler did not confirm the completion of \(identifier)")
+            }
+            let waiters = guarded.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.sendsInFlight -= 1
+                return takeWaitersIfIdle(&state)
+            }
+            for waiter in waiters { waiter.resume() }
+            poke()
+        }
+    }
+
+    // MARK: - Finishing tasks
+
+    /// Notes a finishing task begun for this process, so its expiration reaches `handler`.
+    func trackFinishing(_ identifier: String, handler: (@Sendable () -> Void)?) {
+        guarded.withLock { $0.finishing[identifier] = (handler, false) }
+        poke()
+    }
+
+    /// Ends a finishing task: tells the scheduler and forgets it.
+    func endFinishing(_ identifier: Identifier) {
+        guarded.withLock { state in
+            state.finishing[identifier.rawValue] = nil
+            state.sendsInFlight += 1
+        }
+        send(.complete(app: context.app, identifier: identifier, success: true))
+    }
+
+    // MARK: - Waiting for the end
+
+    /// Returns once every task handed to this process has completed and the scheduler has applied
+    /// the completions.
+    func waitUntilIdle() async {
+        scan()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = guarded.withLock { state -> Bool in
+                if state.isIdle { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    /// Whether nothing is running, expected or being sent right now.
+    var isIdleNow: Bool { guarded.withLock { $0.isIdle } }
+
+    private func takeWaitersIfIdle(_ state: inout Guarded) -> [CheckedContinuation<Void, Never>] {
+        guard state.isIdle, !state.idleWaiters.isEmpty else { return [] }
+        defer { state.idleWaiters.removeAll() }
+        return state.idleWaiters
+    }
+}

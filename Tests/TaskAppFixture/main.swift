@@ -1,0 +1,176 @@
+// A test app for the BackgroundTasks tests: each mode is one behaviour under test. It records
+// what happens to it as JSON lines in the file named by TASKAPP_RECORD, so a test can read when
+// a handler started, when an expiration arrived and in which process.
+import BackgroundTasks
+import Foundation
+import Synchronization
+
+// Options come as `--record=PATH` and `--ids=a,b` (so a manifest's arguments can carry them);
+// the rest is the mode and its own arguments.
+let options = CommandLine.arguments.dropFirst().filter { $0.hasPrefix("--") }
+let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
+func option(_ name: String) -> String? {
+    options.first { $0.hasPrefix("--\(name)=") }.map { String($0.dropFirst(name.count + 3)) }
+}
+let mode = arguments.first ?? "return"
+let scheduler = BGTaskScheduler.shared
+let recordPath = option("record")
+let recordLock = Mutex<Void>(())
+
+/// Appends one line to the record file.
+func record(_ event: String, _ identifier: String = "", _ detail: String = "") {
+    let time = Date().timeIntervalSince1970
+    let line = "{\"event\":\"\(event)\",\"identifier\":\"\(identifier)\",\"pid\":\(getpid()),\"time\":\(time),\"detail\":\"\(detail)\"}\n"
+    recordLock.withLock { _ in
+        guard let recordPath else { return }
+        let fd = open(recordPath, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+        guard fd >= 0 else { return }
+        _ = line.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+    }
+}
+
+let identifiers = (option("ids") ?? "com.example.testapp.refresh").split(separator: ",").map(String.init)
+
+/// Burns CPU without ever yielding until `flag` is raised.
+func spin(until flag: borrowing Atomic<Bool>) {
+    var x: UInt64 = 1
+    while !flag.load(ordering: .relaxed) { x = x &* 6364136223846793005 &+ 1442695040888963407 }
+    if x == 42 { print("") }
+}
+
+switch mode {
+case "spin":
+    // Callback handler that keeps its thread busy; the expiration must still arrive.
+    for id in identifiers {
+        scheduler.register(forTaskWithIdentifier: id, using: nil) { task in
+            record("started", task.identifier)
+            let expired = Atomic<Bool>(false)
+            task.expirationHandler = {
+                record("expired", task.identifier)
+                expired.store(true, ordering: .relaxed)
+            }
+            spin(until: expired)
+            task.setTaskCompleted(success: false)
+        }
+    }
+case "async-spin":
+    // Async handler stuck in CPU work that checks for cancellation only now and then.
+    for id in identifiers {
+        scheduler.register(.appRefresh(id)) {
+            record("started", id)
+            await withTaskCancellationHandler {
+                while !Task.isCancelled { for _ in 0..<1000 { _ = UUID() } }
+                record("saw-cancel", id)
+            } onCancel: {
+                record("cancelled", id)
+            }
+        }
+    }
+case "async-sleep":
+    for id in identifiers {
+        scheduler.register(.appRefresh(id)) {
+            record("started", id)
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                record("cancelled", id, "\(type(of: error))")
+            }
+        }
+    }
+case "return":
+    for id in identifiers {
+        scheduler.register(.appRefresh(id)) { record("started", id); record("returned", id) }
+    }
+case "resubmit":
+    for id in identifiers {
+        scheduler.register(.appRefresh(id)) {
+            record("started", id)
+            let request = BGAppRefreshTaskRequest(identifier: id)
+            request.earliestBeginDate = Date().addingTimeInterval(3600)
+            do {
+                try scheduler.submit(request)
+                record("resubmitted", id)
+            } catch {
+                record("resubmit-failed", id, "\(error)")
+            }
+        }
+    }
+case "never":
+    // Ignores its expiration and never completes: it must be killed and throttled.
+    for id in identifiers {
+        scheduler.register(forTaskWithIdentifier: id, using: nil) { task in
+            record("started", task.identifier)
+            task.expirationHandler = { record("expired", task.identifier) }
+        }
+    }
+case "register-twice":
+    scheduler.register(.appRefresh(identifiers[0])) {}
+    scheduler.register(.appRefresh(identifiers[0])) {}
+    print("registered twice without stopping")
+    exit(0)
+case "register":
+    // Prints what register returns: for an unpermitted identifier, and after launching finished.
+    print("first: \(scheduler.register(.appRefresh(identifiers[0])) {})")
+    scheduler.finishLaunching()
+    print("late: \(scheduler.register(.appRefresh(identifiers.count > 1 ? identifiers[1] : "late.id")) {})")
+    exit(0)
+case "submit":
+    // submit ID KIND [seconds-from-now]; prints the outcome in one line.
+    let id = arguments.count > 1 ? arguments[arguments.startIndex + 1] : identifiers[0]
+    let kind = arguments.count > 2 ? arguments[arguments.startIndex + 2] : "appRefresh"
+    let request: BGTaskRequest = kind == "processing" ? BGProcessingTaskRequest(identifier: id) : BGAppRefreshTaskRequest(identifier: id)
+    if arguments.count > 3, let seconds = Double(arguments[arguments.startIndex + 3]) { request.earliestBeginDate = Date().addingTimeInterval(seconds) }
+    do {
+        try scheduler.submit(request)
+        print("submitted \(id)")
+        let pending = await scheduler.pendingTaskRequests()
+        print("pending: \(pending.map(\.identifier).sorted().joined(separator: " "))")
+    } catch {
+        // Both ways of catching: by code, as with Apple's framework, and by type.
+        var how = ""
+        if case BGTaskScheduler.Error.tooManyPendingTaskRequests = error { how = " [caught by code]" }
+        if let error = error as? BGTaskScheduler.Error {
+            print("error \(error.code.name): \(error.message)\(how)")
+        } else {
+            print("error: \(error)")
+        }
+        exit(3)
+    }
+    exit(0)
+case "cancel":
+    scheduler.cancel(taskRequestWithIdentifier: arguments.count > 1 ? arguments[arguments.startIndex + 1] : identifiers[0])
+    print("pending: \(await scheduler.pendingTaskRequests().map(\.identifier).sorted().joined(separator: " "))")
+    exit(0)
+case "finishing":
+    // Begins a finishing task and ends it from its expiration handler.
+    let ended = DispatchSemaphore(value: 0)
+    let box = Mutex<BGApplication.BackgroundTaskIdentifier>(.invalid)
+    let id = BGApplication.shared.beginBackgroundTask(withName: "send message") {
+        record("expired", "finishing")
+        BGApplication.shared.endBackgroundTask(box.withLock { $0 })
+        ended.signal()
+    }
+    box.withLock { $0 = id }
+    record("began", "finishing", "\(id.rawValue)")
+    if id == .invalid { exit(4) }
+    ended.wait()
+    // Give the completion a moment to be applied before the process goes.
+    usleep(300_000)
+    exit(0)
+default:
+    break
+}
+
+if mode == "serve" {
+    // An app with a life of its own: it attaches and takes tasks as they come due, until killed.
+    for id in identifiers {
+        scheduler.register(.appRefresh(id)) { record("started", id) }
+    }
+    scheduler.finishLaunching()
+    record("ready")
+    while true { pause() }
+}
+
+await scheduler.runUntilComplete()
+record("exiting")
