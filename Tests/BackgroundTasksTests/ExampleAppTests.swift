@@ -1,0 +1,120 @@
+import Foundation
+import TaskState
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The examples, run as a user would: started by hand to schedule, then launched by the scheduler.
+@Suite struct ExampleAppTests {
+    static let stormy = "com.example.stormy"
+    static let stormyRefresh = "com.example.stormy.refresh"
+    static let tidy = "com.example.tidy"
+    static let tidyClean = "com.example.tidy.clean"
+
+    private func setUpStormy(_ env: TestEnvironment, weatherURL: String) throws {
+        let config = env.root + "/stormy-config.json"
+        try env.writeJSON(["weatherURL": weatherURL], to: config)
+        try env.addLibraryApp(Self.stormy, product: "Stormy", arguments: ["--config", config],
+                              identifiers: [Self.stormyRefresh], modes: ["fetch"])
+    }
+
+    private func noonTomorrow() -> Date {
+        let calendar = Calendar.current
+        let tomorrow = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: Date()))!
+        return calendar.date(bySettingHour: 12, minute: 0, second: 0, of: tomorrow)!
+    }
+
+    private func pendingEarliest(_ env: TestEnvironment) throws -> Date? {
+        let text = try env.requests().first?["earliestBeginDate"] as? String
+        return text.flatMap(JSONFormat.date(from:))
+    }
+
+    @Test func stormyChecksTheWeatherAtNoonNotifiesAndSchedulesTomorrow() throws {
+        let env = try TestEnvironment()
+        let server = try LoopbackFileServer(root: env.root + "/www")
+        defer { server.stop() }
+        try #"{"condition": "storm"}"#.write(toFile: env.root + "/www/weather.json", atomically: true, encoding: .utf8)
+        try setUpStormy(env, weatherURL: "http://127.0.0.1:\(server.port)/weather.json")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+
+        // Opened by the user, who asks for daily storm checks: it finds its manifest by its own path.
+        let opened = try env.run(TestEnvironment.binaries + "/Stormy", ["--schedule", "--config", env.root + "/stormy-config.json"],
+                                 environment: env.appEnvironment)
+        #expect(opened.status == 0, "\(opened)")
+        #expect(opened.stdout.contains("scheduled for noon"))
+        #expect(try pendingEarliest(env) == noonTomorrow())
+
+        // Noon, as the debugger command makes it.
+        #expect(try env.bgctl("simulate-launch", Self.stormyRefresh).status == 0)
+        try env.waitUntil("the refresh to complete", timeout: 20) { !env.events(.completed).isEmpty }
+        #expect(env.events(.completed).first?.reason == "success")
+        // Its output reaches the log when it exits (stdout to a file is block-buffered).
+        try env.waitUntil("Stormy's log") { env.appLog(Self.stormy).contains("Stormy: notification:") }
+        let log = env.appLog(Self.stormy)
+        #expect(log.contains("Stormy: the weather is storm"), "\(log)")
+        #expect(log.contains("Stormy: notification: It's stormy outside! Take a photo of the sky."), "\(log)")
+        #expect(try pendingEarliest(env) == noonTomorrow(), "the handler scheduled tomorrow's refresh")
+        #expect(server.requests.contains("/weather.json"))
+    }
+
+    @Test func stormyWithoutAWeatherServiceStillCompletesAndStaysScheduled() throws {
+        let env = try TestEnvironment()
+        // A port nothing listens on: connection refused.
+        try setUpStormy(env, weatherURL: "http://127.0.0.1:9/weather.json")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        #expect(try env.run(TestEnvironment.binaries + "/Stormy", ["--schedule", "--config", env.root + "/stormy-config.json"],
+                            environment: env.appEnvironment).status == 0)
+        #expect(try env.bgctl("simulate-launch", Self.stormyRefresh).status == 0)
+        try env.waitUntil("the refresh to complete", timeout: 20) { !env.events(.completed).isEmpty }
+        try env.waitUntil("Stormy's log") { env.appLog(Self.stormy).contains("Stormy: could not check") }
+        let log = env.appLog(Self.stormy)
+        #expect(log.contains("Stormy: could not check the weather"), "\(log)")
+        #expect(!log.contains("notification"))
+        #expect(try pendingEarliest(env) == noonTomorrow())
+    }
+
+    @Test func tidyCleansInChunksStopsCleanlyOnExpiryAndFinishesNextTime() throws {
+        let env = try TestEnvironment()
+        try env.writeSettings(["processingBudgetSeconds": 1])
+        let cache = env.root + "/cache"
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        for index in 0..<300 {
+            try Data("cached \(index)\n".utf8).write(to: URL(fileURLWithPath: String(format: "%@/item-%04d", cache, index)))
+        }
+        try env.addLibraryApp(Self.tidy, product: "Tidy", arguments: ["--folder", cache, "--chunk", "5", "--pause", "20"],
+                              identifiers: [Self.tidyClean], modes: ["processing"])
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+
+        let scheduled = try env.run(TestEnvironment.binaries + "/Tidy", ["--schedule", "--folder", cache],
+                                    environment: env.appEnvironment)
+        #expect(scheduled.status == 0, "\(scheduled)")
+        let pending = try #require(try env.requests().first)
+        #expect(pending["requiresExternalPower"] as? Bool == true)
+
+        // A one-second budget is not enough for 60 chunks with a 20 ms pause each.
+        #expect(try env.bgctl("simulate-launch", Self.tidyClean).status == 0)
+        try env.waitUntil("the first run to end") { !env.events(.completed).isEmpty }
+        #expect(env.events(.completed).first?.reason == "failure")
+        #expect(env.events(.expired).count == 1)
+        #expect(env.events(.killed).isEmpty, "it stopped within its grace period")
+        let left = try FileManager.default.contentsOfDirectory(atPath: cache).count
+        #expect(left > 0 && left < 300)
+        try env.waitUntil("Tidy's log") { env.appLog(Self.tidy).contains("Tidy: out of time") }
+        #expect(env.appLog(Self.tidy).contains("Tidy: out of time after removing \(300 - left) files; \(left) left for the next run"))
+        #expect(try env.requests().first?["requiresExternalPower"] as? Bool == true, "it asked to run again")
+
+        for run in 2...6 where try !FileManager.default.contentsOfDirectory(atPath: cache).isEmpty {
+            #expect(try env.bgctl("simulate-launch", Self.tidyClean).status == 0)
+            try env.waitUntil("run \(run) to end") { env.events(.completed).count == run }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache).isEmpty)
+        #expect(env.events(.completed).last?.reason == "success")
+        try env.waitUntil("the last Tidy's log") { env.appLog(Self.tidy).contains("is empty") }
+        #expect(try env.requests().isEmpty)
+    }
+}
