@@ -39,14 +39,35 @@ struct SchedulerConnection: Sendable {
         }
     }
 
-    /// Sends `action` durably and, when a scheduler runs, waits for it to be applied; never throws.
-    /// Used where Apple's API has no error to report (cancel, completion).
+    /// Makes `action` durable in the inbox on the caller's thread; never throws. Once this
+    /// returns the command survives the process exiting, and a scheduler applies it even if it
+    /// learns of the exit in the same moment. `nil` when the state directory cannot take it.
+    func enqueue(_ action: CommandAction) -> Command? {
+        guard StateFiles.exists(context.paths.root) else { return nil }
+        let command = command(action)
+        do {
+            try Inbox(paths: context.paths).enqueue(command)
+            return command
+        } catch {
+            return nil
+        }
+    }
+
+    /// Waits for the outcome of an enqueued command while a scheduler runs; `nil` when none runs
+    /// or it does not answer in time.
+    func outcome(of command: Command) -> CommandOutcome? {
+        guard schedulerIsRunning, let watcher = try? ChangeWatcher(),
+              (try? watcher.watch(context.paths.outcomes, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR))) != nil,
+              case .applied(let outcome) = CommandChannel(paths: context.paths)
+                .waitForOutcome(of: command.id, watcher: watcher, timeout: Self.answerTimeout) else { return nil }
+        return outcome
+    }
+
+    /// Sends `action` durably and waits for it to be applied; never throws. Used where Apple's
+    /// API has no error to report.
     @discardableResult
     func tell(_ action: CommandAction) -> CommandOutcome? {
-        guard StateFiles.exists(context.paths.root) else { return nil }
-        guard case .applied(let outcome) = try? CommandChannel(paths: context.paths)
-            .send(command(action), timeout: Self.answerTimeout) else { return nil }
-        return outcome
+        enqueue(action).flatMap(outcome(of:))
     }
 
     private func command(_ action: CommandAction) -> Command {

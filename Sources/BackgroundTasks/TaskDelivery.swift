@@ -220,14 +220,15 @@ final class TaskDelivery: Sendable {
         send(.complete(app: context.app, identifier: try! Identifier(validating: identifier), success: success))
     }
 
-    /// Sends a command off the caller's thread (completion must not block a handler), counting it
-    /// until the scheduler has applied it.
+    /// Makes the command durable on the caller's thread (so the app may exit right after), then
+    /// waits for the scheduler to apply it off that thread, counting it until then.
     private func send(_ action: CommandAction) {
         let connection = connection
+        let command = connection.enqueue(action)
+        if command == nil { logger.error("cannot write to the scheduler's inbox in \(context.paths.inbox)") }
         DispatchQueue.global().async { [self] in
-            if case .complete(_, let identifier, _) = action, connection.tell(action) == nil,
-               connection.schedulerIsRunning {
-                logger.warning("the scheduler did not confirm the completion of \(identifier)")
+            if let command, connection.outcome(of: command) == nil, connection.schedulerIsRunning {
+                logger.warning("the scheduler did not confirm \(command.action.name.rawValue) \(command.id)")
             }
             let waiters = guarded.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.sendsInFlight -= 1

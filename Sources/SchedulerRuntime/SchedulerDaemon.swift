@@ -175,9 +175,10 @@ public final class SchedulerDaemon {
     // MARK: - One turn of the loop
 
     private func turn(_ now: Date, wake: KernelWait.Wake) throws {
+        var exits: [(pid: Int32, status: String, signal: Int32?)] = []
         for signal in wake.signals {
             switch signal {
-            case SIGCHLD: reapChildren(now: now)
+            case SIGCHLD: exits += reapChildren()
             case SIGHUP: reloadManifests(now: now)
             default:
                 logger.info("received signal \(signal), stopping")
@@ -185,7 +186,7 @@ public final class SchedulerDaemon {
             }
         }
         if wake.stopRequested { stopping = true }
-        for pid in wake.exitedPIDs { state.processExited(pid: pid, status: "exited", now: now) }
+        exits += wake.exitedPIDs.map { (pid: $0, status: "exited", signal: nil) }
         if wake.changes.contains(where: { $0.directory.hasSuffix("/apps") || $0.directory.isEmpty }) {
             reloadManifests(now: now)
         }
@@ -195,9 +196,13 @@ public final class SchedulerDaemon {
             probeConditions(now: now)
         }
         // Commands are taken in batches; each batch is one group commit.
+        // Exits are taken after the first batch: a completion a process wrote just before it
+        // exited counts, instead of the exit ending its task first.
         var more = true
         while more {
             more = try applyInboxBatch(now: Date())
+            for exit in exits { state.processExited(pid: exit.pid, status: exit.status, signal: exit.signal, now: now) }
+            exits.removeAll()
             try decideAndCommit(now: Date())
         }
     }
@@ -345,15 +350,18 @@ public final class SchedulerDaemon {
         }
     }
 
-    private func reapChildren(now: Date) {
+    /// Reaps every child that has ended; the policy hears of them after the inbox is applied.
+    private func reapChildren() -> [(pid: Int32, status: String, signal: Int32?)] {
+        var exits: [(pid: Int32, status: String, signal: Int32?)] = []
         var status: Int32 = 0
         while true {
             let pid = waitpid(-1, &status, WNOHANG)
             if pid <= 0 { break }
             children.remove(pid)
             let signal = status & 0x7f
-            state.processExited(pid: pid, status: Self.describe(status: status), signal: signal == 0 ? nil : signal, now: now)
+            exits.append((pid: pid, status: Self.describe(status: status), signal: signal == 0 ? nil : signal))
         }
+        return exits
     }
 
     static func describe(status: Int32) -> String {

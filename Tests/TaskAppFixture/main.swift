@@ -155,8 +155,7 @@ case "finishing":
     record("began", "finishing", "\(id.rawValue)")
     if id == .invalid { exit(4) }
     ended.wait()
-    // Give the completion a moment to be applied before the process goes.
-    usleep(300_000)
+    // endBackgroundTask made the completion durable: the process may go at once.
     exit(0)
 default:
     break
