@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Linux calls that Glibc's Swift module does not export (signalfd, timerfd, pidfd).
@@ -32,9 +34,20 @@ let package = Package(
         .target(
             name: "SchedulerRuntime",
             dependencies: [
-                "SchedulerCore", "TaskState", "CLinuxSupport",
+                "SchedulerCore", "TaskState", "CLinuxSupport", "TransferEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // One attempt of a background download or upload at a time per transfer; the daemon schedules.
+        .target(
+            name: "TransferEngine",
+            dependencies: [
+                "TaskState",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // The app-side library, shaped like Apple's BackgroundTasks.

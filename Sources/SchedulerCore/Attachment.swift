@@ -58,8 +58,12 @@ extension SchedulerState {
     }
 
     /// The live process that takes all of `identifiers` of `appID`, if one is attached.
+    ///
+    /// Not while the process has a task in its grace period: it may be killed any moment, and a
+    /// task handed to it would die with it.
     func handOverTarget(app appID: Identifier, identifiers: [Identifier]) -> AttachedProcess? {
-        guard let attached = apps[appID]?.attachedProcess, attached.handles(identifiers) else { return nil }
+        guard let attached = apps[appID]?.attachedProcess, attached.handles(identifiers),
+              !tasks.values.contains(where: { $0.pid == attached.pid && $0.state == .expiring }) else { return nil }
         return attached
     }
 

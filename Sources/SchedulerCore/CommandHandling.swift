@@ -44,6 +44,23 @@ extension SchedulerState {
             result = attach(app: app, pid: pid, identifiers: identifiers, command: command.id, now: now).map { ($0, nil) }
         case .detach(let app, let pid):
             result = .success((detach(app: app, pid: pid, command: command.id, now: now), nil))
+        case .createTransfer(let request):
+            result = createTransfer(request, issuerPID: command.issuerPID, command: command.id, now: now)
+                .map { ($0, request.identifier) }
+        case .cancelTransfer(let app, let identifier):
+            result = cancelTransfer(app: app, identifier: identifier, reason: "cancelled", command: command.id, now: now)
+                .map { message, action in
+                    if let action { transferActions.append(action) }
+                    return (message, identifier)
+                }
+        case .pauseTransfer(let app, let identifier):
+            result = pauseTransfer(app: app, identifier: identifier, command: command.id, now: now)
+                .map { message, action in
+                    if let action { transferActions.append(action) }
+                    return (message, identifier)
+                }
+        case .resumeTransfer(let app, let identifier):
+            result = resumeTransfer(app: app, identifier: identifier, command: command.id, now: now).map { ($0, identifier) }
         }
         switch result {
         case .success(let (message, identifier)):
@@ -182,6 +199,7 @@ extension SchedulerState {
         let changed = record.enabled != enabled
         record.enabled = enabled
         setApp(record)
+        if !enabled { transferActions += cancelTransfers(of: appID, reason: "app disabled", now: now) }
         if !changed { return .success("\(appID) was already \(enabled ? "enabled" : "disabled")") }
         self.record(Event(time: now, type: enabled ? .appEnabled : .appDisabled, app: appID, command: command,
                           message: "\(appID): background work switched \(enabled ? "on" : "off")"))
@@ -237,8 +255,10 @@ extension CommandAction {
     var app: Identifier? {
         switch self {
         case .submit(let request): return request.app
+        case .createTransfer(let request): return request.app
         case .cancel(let app, _), .cancelAll(let app), .complete(let app, _, _), .beginFinishing(let app, _, _),
-             .setAppEnabled(let app, _), .attach(let app, _, _), .detach(let app, _):
+             .setAppEnabled(let app, _), .attach(let app, _, _), .detach(let app, _),
+             .cancelTransfer(let app, _), .pauseTransfer(let app, _), .resumeTransfer(let app, _):
             return app
         case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app
         case .setConditions, .clearConditions: return nil
@@ -248,8 +268,10 @@ extension CommandAction {
     var identifier: Identifier? {
         switch self {
         case .submit(let request): return request.identifier
+        case .createTransfer(let request): return request.identifier
         case .cancel(_, let identifier), .complete(_, let identifier, _), .simulateLaunch(let identifier, _),
-             .simulateExpiration(let identifier, _):
+             .simulateExpiration(let identifier, _), .cancelTransfer(_, let identifier), .pauseTransfer(_, let identifier),
+             .resumeTransfer(_, let identifier):
             return identifier
         default: return nil
         }

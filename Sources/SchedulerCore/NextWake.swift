@@ -25,6 +25,7 @@ extension SchedulerState {
                 candidates.append(hold)
             }
         }
+        if let transfer = nextTransferWake(after: now) { candidates.append(transfer) }
         return candidates.min()
     }
 

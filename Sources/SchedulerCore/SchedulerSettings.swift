@@ -34,6 +34,14 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     public var eventLogKeptFiles: Int = 4
     /// How long command outcomes are kept for the programs that wait on them.
     public var outcomeRetentionSeconds: Double = 600
+    /// Background transfers that move bytes at the same time.
+    public var maximumConcurrentTransfers: Int = 4
+    /// First delay before a transfer that failed transiently tries again; it doubles each time.
+    public var transferRetryInitialSeconds: Double = 1
+    /// The longest delay between two attempts of a transfer.
+    public var transferRetryMaximumSeconds: Double = 300
+    /// How long a finished (completed, failed, cancelled) transfer's file is kept for the app.
+    public var finishedTransferRetentionSeconds: Double = 3600
 
     public init() {}
 
@@ -42,6 +50,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case coalescingWindowSeconds, throttleInitialSeconds, throttleMaximumSeconds
         case maximumPendingAppRefresh, maximumPendingProcessing, idleLoadAverage, lowPowerBatteryPercent
         case conditionsRecheckSeconds, eventLogMaximumBytes, eventLogKeptFiles, outcomeRetentionSeconds
+        case maximumConcurrentTransfers, transferRetryInitialSeconds, transferRetryMaximumSeconds
+        case finishedTransferRetentionSeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +74,16 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.eventLogMaximumBytes, &eventLogMaximumBytes)
         try read(.eventLogKeptFiles, &eventLogKeptFiles)
         try read(.outcomeRetentionSeconds, &outcomeRetentionSeconds)
+        try read(.maximumConcurrentTransfers, &maximumConcurrentTransfers)
+        try read(.transferRetryInitialSeconds, &transferRetryInitialSeconds)
+        try read(.transferRetryMaximumSeconds, &transferRetryMaximumSeconds)
+        try read(.finishedTransferRetentionSeconds, &finishedTransferRetentionSeconds)
+    }
+
+    /// The delay before attempt `retries + 1` of a transfer that failed transiently.
+    public func transferRetryDelay(retries: Int) -> TimeInterval {
+        let doubled = transferRetryInitialSeconds * pow(2, Double(min(max(retries - 1, 0), 30)))
+        return min(doubled, transferRetryMaximumSeconds)
     }
 
     /// The runtime budget for a kind of task.

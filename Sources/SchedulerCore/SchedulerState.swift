@@ -13,7 +13,11 @@ public struct SchedulerState: Sendable {
     /// every request of every app.
     private var pendingByApp: [Identifier: Set<Identifier>] = [:]
     public internal(set) var tasks: [TaskKey: LaunchedTask] = [:]
+    public internal(set) var transfers: [TaskKey: TransferRecord] = [:]
     public internal(set) var conditions: ConditionsRecord
+
+    /// What the runtime must do to running transfer attempts; see ``takeTransferActions()``.
+    var transferActions: [TransferAction] = []
 
     /// What changed since the last ``takeChanges()``.
     public internal(set) var changes = ChangeSet()
@@ -34,12 +38,19 @@ public struct SchedulerState: Sendable {
             pendingByApp[request.app, default: []].insert(request.identifier)
         }
         for task in snapshot.tasks { tasks[task.key] = task }
+        for transfer in snapshot.transfers { transfers[transfer.key] = transfer }
         if let stored = snapshot.conditions {
             self.conditions.overrides = stored.overrides
             self.conditions.effective = stored.overrides.applied(to: self.conditions.probed)
         }
         // The fresh probe is always written, so readers see what this scheduler measured.
         changes.conditions = true
+    }
+
+    /// Hands over the transfer actions decided since the last call (commands, app switched off).
+    public mutating func takeTransferActions() -> [TransferAction] {
+        defer { transferActions = [] }
+        return transferActions
     }
 
     /// Hands over the accumulated changes and starts a fresh set.
@@ -73,6 +84,20 @@ public struct SchedulerState: Sendable {
         changes.tasks.insert(key)
     }
 
+    mutating func setTransfer(_ transfer: TransferRecord, durable: Bool = true) {
+        transfers[transfer.key] = transfer
+        if durable {
+            changes.transfers.insert(transfer.key)
+        } else if !changes.transfers.contains(transfer.key) {
+            changes.transferProgress.insert(transfer.key)
+        }
+    }
+
+    mutating func removeTransfer(_ key: TaskKey) {
+        guard transfers.removeValue(forKey: key) != nil else { return }
+        changes.transfers.insert(key)
+    }
+
     mutating func setApp(_ app: AppRecord) {
         guard apps[app.id] != app else { return }
         apps[app.id] = app
@@ -104,6 +129,10 @@ public struct SchedulerState: Sendable {
 public struct ChangeSet: Sendable, Equatable {
     public var requests: Set<TaskKey> = []
     public var tasks: Set<TaskKey> = []
+    public var transfers: Set<TaskKey> = []
+    /// Transfers whose only change is progress: written without a sync, since a lost progress
+    /// figure costs nothing (the partial file's size is the truth on resume).
+    public var transferProgress: Set<TaskKey> = []
     public var apps: Set<Identifier> = []
     public var conditions = false
     public var events: [Event] = []
@@ -111,6 +140,12 @@ public struct ChangeSet: Sendable, Equatable {
     public init() {}
 
     public var isEmpty: Bool {
-        requests.isEmpty && tasks.isEmpty && apps.isEmpty && !conditions && events.isEmpty
+        requests.isEmpty && tasks.isEmpty && transfers.isEmpty && transferProgress.isEmpty && apps.isEmpty
+            && !conditions && events.isEmpty
+    }
+
+    /// Whether anything but progress changed, which needs the durable group commit.
+    public var needsDurableCommit: Bool {
+        !(requests.isEmpty && tasks.isEmpty && transfers.isEmpty && apps.isEmpty && !conditions && events.isEmpty)
     }
 }

@@ -50,6 +50,9 @@ struct GroupCommit {
         for key in changes.tasks.sorted() {
             if let task = state.tasks[key] { try write(task, paths.task(key)) } else { batch.removals.append(relative(paths.task(key))) }
         }
+        for key in changes.transfers.union(changes.transferProgress).sorted() {
+            if let transfer = state.transfers[key] { try write(transfer, paths.transfer(key)) } else { batch.removals.append(relative(paths.transfer(key))) }
+        }
         for id in changes.apps.sorted() {
             if let app = state.apps[id] { try write(app, paths.app(id)) } else { batch.removals.append(relative(paths.app(id))) }
         }

@@ -17,6 +17,8 @@ final class KernelWait {
         var exitedPIDs: [Int32] = []
         /// ``requestStop()`` was called (from another thread).
         var stopRequested = false
+        /// ``notify()`` was called: work from another thread (transfer events) is waiting.
+        var notified = false
     }
 
     let watcher: ChangeWatcher
@@ -25,6 +27,8 @@ final class KernelWait {
     private var pidDescriptors: [Int32: Int32] = [:]
     /// A pipe another thread writes to, to stop a scheduler that runs inside another program.
     private let stopPipe: (read: Int32, write: Int32)
+    /// A pipe other threads write to when they have handed the loop something.
+    private let notifyPipe: (read: Int32, write: Int32)
 
     /// Blocks `signals` for normal delivery and reads them through a signalfd instead.
     init(signals: [Int32]) throws {
@@ -44,14 +48,28 @@ final class KernelWait {
         timerDescriptor = bg_timerfd_create()
         guard timerDescriptor >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "bgtaskd", errno: errno) }
         watcher = try ChangeWatcher()
+        stopPipe = try Self.makePipe()
+        notifyPipe = try Self.makePipe()
+    }
+
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw StateError.system(operation: "cannot create pipe for", path: "bgtaskd", errno: errno) }
         for end in ends {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             _ = fcntl(end, F_SETFL, O_NONBLOCK)
         }
-        stopPipe = (ends[0], ends[1])
+        return (ends[0], ends[1])
     }
+
+    /// Wakes the loop with ``Wake/notified`` set. Safe to call from any thread.
+    func notify() {
+        var byte: UInt8 = 1
+        _ = write(notifyPipe.write, &byte, 1)
+    }
+
+    /// The write end of the notify pipe, for a closure that must not hold this object.
+    var notifyDescriptor: Int32 { notifyPipe.write }
 
     /// Wakes the loop with ``Wake/stopRequested`` set. Safe to call from any thread.
     func requestStop() {
@@ -64,6 +82,8 @@ final class KernelWait {
         close(timerDescriptor)
         close(stopPipe.read)
         close(stopPipe.write)
+        close(notifyPipe.read)
+        close(notifyPipe.write)
         for descriptor in pidDescriptors.values { close(descriptor) }
     }
 
@@ -96,6 +116,7 @@ final class KernelWait {
             pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: notifyPipe.read, events: Int16(POLLIN), revents: 0),
         ]
         let watched = pidDescriptors.sorted { $0.key < $1.key }
         for (_, descriptor) in watched { entries.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
@@ -115,7 +136,12 @@ final class KernelWait {
             wake.timer = true
         }
         if entries[3].revents != 0 { wake.stopRequested = true }
-        for (index, (pid, _)) in watched.enumerated() where entries[4 + index].revents != 0 {
+        if entries[4].revents != 0 {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while read(notifyPipe.read, &buffer, buffer.count) > 0 {}
+            wake.notified = true
+        }
+        for (index, (pid, _)) in watched.enumerated() where entries[5 + index].revents != 0 {
             wake.exitedPIDs.append(pid)
             stopWatchingExit(of: pid)
         }

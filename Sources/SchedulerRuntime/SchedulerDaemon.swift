@@ -38,6 +38,9 @@ public final class SchedulerDaemon {
     private let wait: KernelWait
     private let committer: GroupCommit
     private let launcher: ProcessLauncher
+    private var transferRunner: TransferRunner!
+    /// Transfer attempts to start, pause or cancel once the turn's state is committed.
+    private var transferActions: [TransferAction] = []
     private var state: SchedulerState
     private let startedAt: Date
     private var outcomeExpiry: [(Date, String)] = []
@@ -128,6 +131,12 @@ public final class SchedulerDaemon {
                            message: "bgtaskd \(Self.version) started (pid \(getpid())) on \(paths.root)"))
         for event in recoveryEvents { state.record(event) }
         state.updateCatalog(ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
+        let notifyDescriptor = wait.notifyDescriptor
+        transferRunner = TransferRunner(paths: paths) {
+            var byte: UInt8 = 1
+            _ = write(notifyDescriptor, &byte, 1)
+        }
+        state.requeueInterruptedTransfers(now: now)
         state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
         state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
         for pid in state.watchedPIDs { wait.watchExit(of: pid) }
@@ -154,6 +163,9 @@ public final class SchedulerDaemon {
                 let wake = wait.wait()
                 try turn(Date(), wake: wake)
             }
+            // Running transfers stop where they are; the next scheduler resumes them.
+            transferRunner.shutdown()
+            applyTransferEvents(now: Date())
             let now = Date()
             state.record(Event(time: now, type: .daemonStopped, pid: getpid(),
                                message: "bgtaskd stopped; \(state.tasks.count) running task(s) left to finish on their own"))
@@ -186,6 +198,7 @@ public final class SchedulerDaemon {
             }
         }
         if wake.stopRequested { stopping = true }
+        if wake.notified { applyTransferEvents(now: now) }
         exits += wake.exitedPIDs.map { (pid: $0, status: "exited", signal: nil) }
         if wake.changes.contains(where: { $0.directory.hasSuffix("/apps") || $0.directory.isEmpty }) {
             reloadManifests(now: now)
@@ -237,7 +250,9 @@ public final class SchedulerDaemon {
             var result = state.apply(command, now: now)
             if let plan = result.launch {
                 switch launch(plan, now: now) {
-                case .success(let pid): result.outcome.message = "launched \(plan.app) (pid \(pid)) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
+                case .success(let pid):
+                    let how = plan.handOver == nil ? "launched \(plan.app) (pid \(pid))" : "handed to running \(plan.app) (pid \(pid))"
+                    result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
                 case .failure(let error): result.outcome.error = error.refusal
                 }
             }
@@ -264,6 +279,9 @@ public final class SchedulerDaemon {
     private func decideAndCommit(now: Date) throws {
         processActions += state.expire(at: now)
         for plan in state.dueLaunches(at: now) { _ = launch(plan, now: now) }
+        state.forgetFinishedTransfers(at: now)
+        transferActions += state.takeTransferActions()
+        transferActions += state.dueTransfers(at: now)
         var nextWake = state.nextWake(after: now)
         if state.isWaitingOnConditions(at: now) {
             let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)
@@ -274,6 +292,8 @@ public final class SchedulerDaemon {
         // expiration signal reads its task as expiring.
         execute(processActions)
         processActions.removeAll()
+        for action in transferActions { transferRunner.perform(action) }
+        transferActions.removeAll()
         wait.arm(at: nextWake)
     }
 
@@ -285,6 +305,14 @@ public final class SchedulerDaemon {
             outcomeExpiry.removeFirst()
         }
         if changes.isEmpty && pendingOutcomes.isEmpty && consumedCommands.isEmpty && expired.isEmpty { return }
+        if !changes.needsDurableCommit && pendingOutcomes.isEmpty && consumedCommands.isEmpty && expired.isEmpty {
+            // Progress only: plain atomic writes, no journal and no sync.
+            for key in changes.transferProgress.sorted() {
+                guard let transfer = state.transfers[key] else { continue }
+                try StateFiles.write(try JSONFormat.encode(transfer), to: paths.transfer(key), durable: false)
+            }
+            return
+        }
         let heartbeat = DaemonHeartbeat(pid: getpid(), version: Self.version, startedAt: startedAt, updatedAt: now,
                                         nextWakeAt: nextWake, configDirectory: configDirectory)
         let batch = try committer.batch(state: state, changes: changes, outcomes: pendingOutcomes, heartbeat: heartbeat,
@@ -295,6 +323,23 @@ public final class SchedulerDaemon {
         try committer.commit(batch)
         pendingOutcomes.removeAll()
         consumedCommands.removeAll()
+    }
+
+    // MARK: - Transfers
+
+    /// Takes what the transfer engine reported since the last turn.
+    private func applyTransferEvents(now: Date) {
+        for event in transferRunner.takeEvents() {
+            let progress = event.progress
+            if let end = event.attemptEnd {
+                state.transferEnded(event.key, end, bytesTransferred: progress.bytesTransferred,
+                                    bytesExpected: progress.bytesExpected, now: now)
+            } else {
+                state.transferProgressed(event.key, bytesTransferred: progress.bytesTransferred,
+                                         bytesExpected: progress.bytesExpected, bytesPerSecond: progress.bytesPerSecond,
+                                         etag: progress.validator.etag, lastModified: progress.validator.lastModified, now: now)
+            }
+        }
     }
 
     // MARK: - Processes

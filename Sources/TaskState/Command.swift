@@ -51,6 +51,17 @@ public struct Command: Codable, Hashable, Sendable {
         var enabled: Bool?
         var overrides: ConditionOverrides?
         var identifiers: [Identifier]?
+        var session: String?
+        var direction: TransferRecord.Direction?
+        var url: String?
+        var destination: String?
+        var sourceFile: String?
+        var isDiscretionary: Bool?
+        var sessionSendsLaunchEvents: Bool?
+        var countOfBytesClientExpectsToSend: Int64?
+        var countOfBytesClientExpectsToReceive: Int64?
+        var timeoutIntervalForRequest: Double?
+        var timeoutIntervalForResource: Double?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -96,6 +107,21 @@ public struct Command: Codable, Hashable, Sendable {
                              identifiers: try need(wire.identifiers, "identifiers"))
         case .detach:
             action = .detach(app: try need(wire.app, "app"), pid: try need(wire.pid, "pid"))
+        case .transferCreate:
+            action = .createTransfer(TransferRequest(
+                app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"), session: wire.session,
+                direction: try need(wire.direction, "direction"), url: try need(wire.url, "url"),
+                destination: wire.destination, sourceFile: wire.sourceFile, earliestBeginDate: wire.earliestBeginDate,
+                isDiscretionary: wire.isDiscretionary ?? false, sessionSendsLaunchEvents: wire.sessionSendsLaunchEvents ?? false,
+                countOfBytesClientExpectsToSend: wire.countOfBytesClientExpectsToSend,
+                countOfBytesClientExpectsToReceive: wire.countOfBytesClientExpectsToReceive,
+                timeoutIntervalForRequest: wire.timeoutIntervalForRequest, timeoutIntervalForResource: wire.timeoutIntervalForResource))
+        case .transferCancel:
+            action = .cancelTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
+        case .transferPause:
+            action = .pauseTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
+        case .transferResume:
+            action = .resumeTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         }
     }
 
@@ -139,6 +165,25 @@ public struct Command: Codable, Hashable, Sendable {
         case .detach(let app, let pid):
             wire.app = app
             wire.pid = pid
+        case .createTransfer(let request):
+            wire.app = request.app
+            wire.identifier = request.identifier
+            wire.session = request.session
+            wire.direction = request.direction
+            wire.url = request.url
+            wire.destination = request.destination
+            wire.sourceFile = request.sourceFile
+            wire.earliestBeginDate = request.earliestBeginDate
+            wire.isDiscretionary = request.isDiscretionary
+            wire.sessionSendsLaunchEvents = request.sessionSendsLaunchEvents
+            wire.countOfBytesClientExpectsToSend = request.countOfBytesClientExpectsToSend
+            wire.countOfBytesClientExpectsToReceive = request.countOfBytesClientExpectsToReceive
+            wire.timeoutIntervalForRequest = request.timeoutIntervalForRequest
+            wire.timeoutIntervalForResource = request.timeoutIntervalForResource
+        case .cancelTransfer(let app, let identifier), .pauseTransfer(let app, let identifier),
+             .resumeTransfer(let app, let identifier):
+            wire.app = app
+            wire.identifier = identifier
         }
         try wire.encode(to: encoder)
     }
@@ -165,11 +210,17 @@ public enum CommandAction: Hashable, Sendable {
     case attach(app: Identifier, pid: Int32, identifiers: [Identifier])
     /// The process is going away: hand it nothing more.
     case detach(app: Identifier, pid: Int32)
+    /// A background download or upload for the scheduler to carry.
+    case createTransfer(TransferRequest)
+    case cancelTransfer(app: Identifier, identifier: Identifier)
+    case pauseTransfer(app: Identifier, identifier: Identifier)
+    case resumeTransfer(app: Identifier, identifier: Identifier)
 
     /// The `type` written on disk.
     public enum Name: String, Codable, Sendable {
         case submit, cancel, cancelAll, simulateLaunch, simulateExpiration, complete, beginFinishing
         case setAppEnabled, setConditions, clearConditions, attach, detach
+        case transferCreate, transferCancel, transferPause, transferResume
     }
 
     public var name: Name {
@@ -186,6 +237,10 @@ public enum CommandAction: Hashable, Sendable {
         case .clearConditions: return .clearConditions
         case .attach: return .attach
         case .detach: return .detach
+        case .createTransfer: return .transferCreate
+        case .cancelTransfer: return .transferCancel
+        case .pauseTransfer: return .transferPause
+        case .resumeTransfer: return .transferResume
         }
     }
 }

@@ -10,6 +10,8 @@ public struct Event: Codable, Hashable, Sendable {
         case completed, exited, expired, killed, throttled
         case appEnabled, appDisabled, manifestLoaded, manifestError
         case conditionsChanged, quarantined, commandRejected
+        case transferCreated, transferStarted, transferCompleted, transferFailed, transferRetrying
+        case transferPaused, transferResumed, transferCancelled
     }
 
     public var time: Date

@@ -21,6 +21,8 @@ public struct StatePaths: Sendable, Hashable {
     public var tasks: String { "\(root)/tasks" }
     public var apps: String { "\(root)/apps" }
     public var transfers: String { "\(root)/transfers" }
+    /// Finished downloads, in one folder per app (`downloads/<app>/`).
+    public var downloads: String { "\(root)/downloads" }
     public var outcomes: String { "\(root)/outcomes" }
     public var inbox: String { "\(root)/inbox" }
     public var inboxTemporary: String { "\(root)/inbox/tmp" }
@@ -36,6 +38,8 @@ public struct StatePaths: Sendable, Hashable {
     public func task(_ key: TaskKey) -> String { "\(tasks)/\(key.app)/\(key.identifier).json" }
     public func transfer(_ key: TaskKey) -> String { "\(transfers)/\(key.app)/\(key.identifier).json" }
     public func app(_ id: Identifier) -> String { "\(apps)/\(id).json" }
+    /// The app's own folder, where its finished downloads are moved.
+    public func downloads(of app: Identifier) -> String { "\(downloads)/\(app)" }
     public func outcome(_ commandID: String) -> String { "\(outcomes)/\(commandID).json" }
     public func appLog(_ id: Identifier) -> String { "\(logs)/\(id).log" }
 

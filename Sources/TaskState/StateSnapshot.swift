@@ -45,7 +45,8 @@ public struct StateSnapshot: Sendable {
                 unreadable.append(UnreadableFile(path: appDirectory, reason: "'\(appName)' is not a valid app identifier"))
                 continue
             }
-            for name in names(appDirectory) {
+            // Partial downloads live beside their transfer's file.
+            for name in names(appDirectory) where !name.hasSuffix(".partial") {
                 let path = "\(appDirectory)/\(name)"
                 guard let value = decodeFile(path, as: type) else { continue }
                 let expected = "\(key(value).identifier).json"

@@ -51,6 +51,8 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     public var lastModified: String?
     /// When it reached `completed`, `failed` or `cancelled`.
     public var finishedAt: Date?
+    /// Launch the app with reason `urlSession` when the transfer ends and no process of it runs.
+    public var sessionSendsLaunchEvents: Bool?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: Direction,
                 url: String, state: State, bytesTransferred: Int64 = 0, bytesExpected: Int64? = nil,
@@ -59,7 +61,8 @@ public struct TransferRecord: Codable, Hashable, Sendable {
                 destination: String? = nil, sourceFile: String? = nil,
                 countOfBytesClientExpectsToReceive: Int64? = nil, countOfBytesClientExpectsToSend: Int64? = nil,
                 timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil,
-                retryAt: Date? = nil, etag: String? = nil, lastModified: String? = nil, finishedAt: Date? = nil) {
+                retryAt: Date? = nil, etag: String? = nil, lastModified: String? = nil, finishedAt: Date? = nil,
+                sessionSendsLaunchEvents: Bool? = nil) {
         self.app = app
         self.identifier = identifier
         self.session = session
@@ -85,6 +88,7 @@ public struct TransferRecord: Codable, Hashable, Sendable {
         self.etag = etag
         self.lastModified = lastModified
         self.finishedAt = finishedAt
+        self.sessionSendsLaunchEvents = sessionSendsLaunchEvents
     }
 
     public var key: TaskKey { TaskKey(app: app, identifier: identifier) }

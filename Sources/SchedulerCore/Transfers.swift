@@ -1,0 +1,297 @@
+import Foundation
+import TaskState
+
+/// Something the runtime must do to a transfer because of a policy decision.
+public enum TransferAction: Sendable, Equatable {
+    /// Start an attempt (the record says what to move, from where, to where).
+    case start(TransferRecord)
+    /// Stop the attempt, keeping partial data for a later resume.
+    case pause(TaskKey)
+    /// Stop the attempt and remove partial data.
+    case cancel(TaskKey)
+}
+
+/// How an attempt ended, as the runtime reports it.
+public enum TransferAttemptEnd: Sendable, Equatable {
+    case completed(statusCode: Int)
+    case failed(message: String, transient: Bool)
+    case paused
+    case cancelled
+}
+
+extension TransferRecord.State {
+    /// Not yet completed, failed or cancelled.
+    public var isActive: Bool { self == .waiting || self == .running || self == .paused }
+}
+
+extension SchedulerState {
+    // MARK: - Commands
+
+    mutating func createTransfer(_ request: TransferRequest, issuerPID: Int32?, command: String?,
+                                 now: Date) -> Result<String, SchedulerError> {
+        guard catalog.manifests[request.app] != nil else {
+            return .failure(.unknownApp("app \(request.app) has no usable manifest"))
+        }
+        guard app(request.app).enabled else {
+            return .failure(.unavailable("background work is switched off for \(request.app)"))
+        }
+        guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              url.host?.isEmpty == false else {
+            return .failure(.invalidCommand("'\(request.url)' is not an http or https URL"))
+        }
+        switch request.direction {
+        case .download:
+            guard let name = request.destination, Self.isPlainFileName(name) else {
+                return .failure(.invalidCommand(
+                    "a download needs a destination: a file name inside the app's downloads folder (no '/', not '.' or '..'), not '\(request.destination ?? "")'"))
+            }
+        case .upload:
+            guard let source = request.sourceFile, source.hasPrefix("/") else {
+                return .failure(.invalidCommand("an upload needs the absolute path of the file to send"))
+            }
+        }
+        if let existing = transfers[request.key], existing.state.isActive {
+            return .failure(.alreadyRunning("transfer \(request.identifier) of \(request.app) is already \(existing.state.rawValue)"))
+        }
+        // A transfer handed over while the app runs in the background (for a task the scheduler
+        // gave it) is discretionary, as on Apple's systems.
+        let inBackground = issuerPID.map { pid in tasks.values.contains { $0.pid == pid && $0.app == request.app } } ?? false
+        let record = TransferRecord(
+            app: request.app, identifier: request.identifier, session: request.session, direction: request.direction,
+            url: request.url, state: .waiting, bytesExpected: request.direction == .download
+                ? request.countOfBytesClientExpectsToReceive : request.countOfBytesClientExpectsToSend,
+            earliestBeginDate: request.earliestBeginDate, isDiscretionary: request.isDiscretionary || inBackground,
+            createdAt: now, updatedAt: now, destination: request.destination, sourceFile: request.sourceFile,
+            countOfBytesClientExpectsToReceive: request.countOfBytesClientExpectsToReceive,
+            countOfBytesClientExpectsToSend: request.countOfBytesClientExpectsToSend,
+            timeoutIntervalForRequest: request.timeoutIntervalForRequest,
+            timeoutIntervalForResource: request.timeoutIntervalForResource,
+            sessionSendsLaunchEvents: request.sessionSendsLaunchEvents)
+        setTransfer(record)
+        let discretionary = record.isDiscretionary ? ", discretionary" : ""
+        let message = "\(request.direction.rawValue) \(request.identifier) of \(request.url) created\(discretionary)"
+        self.record(Event(time: now, type: .transferCreated, app: request.app, identifier: request.identifier,
+                          command: command, reason: request.direction.rawValue, message: "\(request.app): \(message)"))
+        return .success(message)
+    }
+
+    mutating func pauseTransfer(app appID: Identifier, identifier: Identifier, command: String?,
+                                now: Date) -> Result<(String, TransferAction?), SchedulerError> {
+        let key = TaskKey(app: appID, identifier: identifier)
+        guard var record = transfers[key], record.state.isActive else {
+            return .failure(.noSuchTask("no active transfer with identifier \(identifier) for \(appID)"))
+        }
+        guard record.state != .paused else { return .success(("\(identifier) was already paused", nil)) }
+        let wasRunning = record.state == .running
+        record.state = .paused
+        record.bytesPerSecond = nil
+        record.updatedAt = now
+        setTransfer(record)
+        self.record(Event(time: now, type: .transferPaused, app: appID, identifier: identifier, command: command,
+                          message: "\(appID): transfer \(identifier) paused at \(record.bytesTransferred) bytes"))
+        return .success(("paused \(identifier)", wasRunning ? .pause(key) : nil))
+    }
+
+    mutating func resumeTransfer(app appID: Identifier, identifier: Identifier, command: String?,
+                                 now: Date) -> Result<String, SchedulerError> {
+        let key = TaskKey(app: appID, identifier: identifier)
+        guard var record = transfers[key], record.state.isActive else {
+            return .failure(.noSuchTask("no active transfer with identifier \(identifier) for \(appID)"))
+        }
+        guard record.state == .paused else { return .success("\(identifier) is not paused (\(record.state.rawValue))") }
+        record.state = .waiting
+        record.retryAt = nil
+        record.updatedAt = now
+        setTransfer(record)
+        self.record(Event(time: now, type: .transferResumed, app: appID, identifier: identifier, command: command,
+                          message: "\(appID): transfer \(identifier) resumed from \(record.bytesTransferred) bytes"))
+        return .success("resumed \(identifier)")
+    }
+
+    mutating func cancelTransfer(app appID: Identifier, identifier: Identifier, reason: String, command: String?,
+                                 now: Date) -> Result<(String, TransferAction?), SchedulerError> {
+        let key = TaskKey(app: appID, identifier: identifier)
+        guard var record = transfers[key], record.state.isActive else {
+            return .failure(.noSuchTask("no active transfer with identifier \(identifier) for \(appID)"))
+        }
+        record.state = .cancelled
+        record.lastError = reason
+        record.bytesPerSecond = nil
+        record.updatedAt = now
+        record.finishedAt = now
+        setTransfer(record)
+        self.record(Event(time: now, type: .transferCancelled, app: appID, identifier: identifier, command: command,
+                          reason: reason, message: "\(appID): transfer \(identifier) cancelled (\(reason))"))
+        return .success(("cancelled \(identifier)", .cancel(key)))
+    }
+
+    /// Cancels every active transfer of an app that was switched off.
+    mutating func cancelTransfers(of appID: Identifier, reason: String, now: Date) -> [TransferAction] {
+        transfers.values.filter { $0.app == appID && $0.state.isActive }.sorted { $0.key < $1.key }.compactMap { record in
+            (try? cancelTransfer(app: appID, identifier: record.identifier, reason: reason, command: nil, now: now).get())?.1
+        }
+    }
+
+    // MARK: - Scheduling
+
+    /// Why a waiting transfer does not start now; empty means it may start.
+    public func transferBlockers(for record: TransferRecord, at now: Date) -> [TransferBlocker] {
+        var result: [TransferBlocker] = []
+        if let earliest = record.earliestBeginDate, earliest > now { result.append(.earliestBeginDate) }
+        if let retryAt = record.retryAt, retryAt > now { result.append(.retryBackoff) }
+        let effective = conditions.effective
+        if !effective.network { result.append(.network) }
+        if record.isDiscretionary && !effective.externalPower { result.append(.externalPower) }
+        if !app(record.app).enabled { result.append(.appDisabled) }
+        return result
+    }
+
+    /// The waiting transfers to start at `now`, within the concurrency limit: smaller expected
+    /// sizes first, then the oldest. They are marked running; the runtime starts their attempts.
+    public mutating func dueTransfers(at now: Date) -> [TransferAction] {
+        var actions: [TransferAction] = []
+        for record in transfers.values.sorted(by: { $0.key < $1.key }) where record.state.isActive && record.resourceDeadline <= now {
+            actions += failTransfer(record, message: "gave up after its resource timeout of \(Self.seconds(record.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))", now: now)
+        }
+        let running = transfers.values.filter { $0.state == .running }.count
+        let free = max(0, settings.maximumConcurrentTransfers - running)
+        guard free > 0 else { return actions }
+        let ready = transfers.values
+            .filter { $0.state == .waiting && transferBlockers(for: $0, at: now).isEmpty }
+            .sorted { ($0.bytesExpected ?? .max, $0.createdAt, $0.key) < ($1.bytesExpected ?? .max, $1.createdAt, $1.key) }
+        for var record in ready.prefix(free) {
+            record.state = .running
+            record.retryAt = nil
+            record.updatedAt = now
+            setTransfer(record)
+            let from = record.bytesTransferred > 0 ? " from byte \(record.bytesTransferred)" : ""
+            self.record(Event(time: now, type: .transferStarted, app: record.app, identifier: record.identifier,
+                              message: "\(record.app): transfer \(record.identifier) started\(from) (attempt \(record.retries + 1))"))
+            actions.append(.start(record))
+        }
+        return actions
+    }
+
+    /// Progress of a running attempt; written without a sync.
+    public mutating func transferProgressed(_ key: TaskKey, bytesTransferred: Int64, bytesExpected: Int64?,
+                                            bytesPerSecond: Double?, etag: String?, lastModified: String?, now: Date) {
+        guard var record = transfers[key], record.state == .running else { return }
+        record.bytesTransferred = bytesTransferred
+        if let bytesExpected { record.bytesExpected = bytesExpected }
+        record.bytesPerSecond = bytesPerSecond
+        let validatorChanged = (etag != nil && etag != record.etag) || (lastModified != nil && lastModified != record.lastModified)
+        if let etag { record.etag = etag }
+        if let lastModified { record.lastModified = lastModified }
+        record.updatedAt = now
+        setTransfer(record, durable: validatorChanged)
+    }
+
+    /// An attempt ended. Returns actions when one follows (none today; kept for symmetry).
+    public mutating func transferEnded(_ key: TaskKey, _ end: TransferAttemptEnd, bytesTransferred: Int64,
+                                       bytesExpected: Int64?, now: Date) {
+        guard var record = transfers[key] else { return }
+        record.bytesTransferred = bytesTransferred
+        if let bytesExpected { record.bytesExpected = bytesExpected }
+        record.bytesPerSecond = nil
+        record.updatedAt = now
+        switch end {
+        case .completed(let status):
+            guard record.state == .running else { return }
+            record.state = .completed
+            record.finishedAt = now
+            record.lastError = nil
+            setTransfer(record)
+            let size = bytesExpected ?? bytesTransferred
+            self.record(Event(time: now, type: .transferCompleted, app: record.app, identifier: record.identifier,
+                              reason: "\(status)",
+                              message: "\(record.app): transfer \(record.identifier) completed (\(size) bytes, HTTP \(status))"))
+        case .failed(let message, let transient):
+            guard record.state == .running else { return }
+            if transient {
+                record.retries += 1
+                record.state = .waiting
+                record.lastError = message
+                let delay = settings.transferRetryDelay(retries: record.retries)
+                record.retryAt = now.addingTimeInterval(delay)
+                setTransfer(record)
+                self.record(Event(time: now, type: .transferRetrying, app: record.app, identifier: record.identifier,
+                                  reason: "retry \(record.retries)",
+                                  message: "\(record.app): transfer \(record.identifier) failed (\(message)); retry \(record.retries) in \(Self.seconds(delay))"))
+            } else {
+                _ = failTransfer(record, message: message, now: now)
+            }
+        case .paused:
+            // Paused by a person (the record says so already) or by the scheduler stopping.
+            if record.state == .running { record.state = .waiting }
+            setTransfer(record)
+        case .cancelled:
+            setTransfer(record)
+        }
+    }
+
+    private mutating func failTransfer(_ record: TransferRecord, message: String, now: Date) -> [TransferAction] {
+        var record = record
+        let wasRunning = record.state == .running
+        record.state = .failed
+        record.lastError = message
+        record.finishedAt = now
+        record.bytesPerSecond = nil
+        record.updatedAt = now
+        setTransfer(record)
+        self.record(Event(time: now, type: .transferFailed, app: record.app, identifier: record.identifier,
+                          message: "\(record.app): transfer \(record.identifier) failed: \(message)"))
+        return wasRunning ? [.cancel(record.key)] : []
+    }
+
+    /// After a scheduler start: attempts that were running died with the old scheduler; those
+    /// transfers wait to start again (a download resumes from its partial data).
+    public mutating func requeueInterruptedTransfers(now: Date) {
+        for var record in transfers.values.sorted(by: { $0.key < $1.key }) where record.state == .running {
+            record.state = .waiting
+            record.bytesPerSecond = nil
+            record.updatedAt = now
+            setTransfer(record)
+        }
+    }
+
+    /// Finished transfers past their retention are forgotten (their files removed).
+    public mutating func forgetFinishedTransfers(at now: Date) {
+        for record in transfers.values where !record.state.isActive {
+            guard let finished = record.finishedAt, now.timeIntervalSince(finished) >= settings.finishedTransferRetentionSeconds else { continue }
+            removeTransfer(record.key)
+        }
+    }
+
+    /// The earliest time a waiting transfer becomes startable by time alone, or a finished one is
+    /// to be forgotten.
+    func nextTransferWake(after now: Date) -> Date? {
+        var candidates: [Date] = []
+        for record in transfers.values {
+            if record.state.isActive { candidates.append(record.resourceDeadline) }
+            if let finished = record.finishedAt, !record.state.isActive {
+                candidates.append(finished.addingTimeInterval(settings.finishedTransferRetentionSeconds))
+            }
+            guard record.state == .waiting else { continue }
+            let blockers = transferBlockers(for: record, at: now)
+            guard !blockers.isEmpty, blockers.allSatisfy({ $0 == .earliestBeginDate || $0 == .retryBackoff }) else { continue }
+            candidates.append(max(record.earliestBeginDate ?? now, record.retryAt ?? now))
+        }
+        return candidates.min()
+    }
+
+    /// A download's destination: one plain file name, so it cannot leave the app's folder.
+    static func isPlainFileName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0") && name.utf8.count <= 255
+    }
+}
+
+/// Why a waiting transfer has not started.
+public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
+    case earliestBeginDate
+    /// It failed transiently and waits before trying again.
+    case retryBackoff
+    case network
+    /// Discretionary transfers wait for external power.
+    case externalPower
+    case appDisabled
+}

@@ -1,0 +1,110 @@
+import Foundation
+import SchedulerCore
+import Synchronization
+import TaskState
+import TransferEngine
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's side of the transfer engine: turns the policy's transfer actions into attempts,
+/// and hands the engine's events (which arrive on the engine's threads) to the scheduler's loop
+/// through a pipe, so the loop stays the only writer of state.
+final class TransferRunner {
+    private let paths: StatePaths
+    private let engine = TransferEngine()
+    private let inbox = EventQueue()
+    private let wake: @Sendable () -> Void
+
+    /// `wake` is called, from any thread, when events are waiting in ``takeEvents()``.
+    init(paths: StatePaths, wake: @escaping @Sendable () -> Void) {
+        self.paths = paths
+        self.wake = wake
+    }
+
+    /// Carries out one action. A start that cannot even begin is reported as a failed attempt.
+    func perform(_ action: TransferAction) {
+        switch action {
+        case .start(let record):
+            let job = self.job(for: record)
+            let inbox = inbox
+            let wake = wake
+            do {
+                if case .download = job.files {
+                    try StateFiles.ensureDirectory(paths.downloads)
+                    try StateFiles.ensureDirectory(paths.downloads(of: record.app))
+                }
+                try engine.start(job) { event in
+                    inbox.events.withLock { $0.append(event) }
+                    wake()
+                }
+            } catch {
+                inbox.events.withLock {
+                    $0.append(TransferEvent(key: record.key, kind: .failed(.fileSystem(path: paths.downloads, reason: "\(error)")),
+                                            progress: TransferProgress(bytesTransferred: record.bytesTransferred)))
+                }
+                wake()
+            }
+        case .pause(let key):
+            engine.pause(key)
+        case .cancel(let key):
+            if !engine.cancel(key) {
+                try? StateFiles.remove(paths.transferPartialData(key))
+            }
+        }
+    }
+
+    /// The engine's events since the last call, in order.
+    func takeEvents() -> [TransferEvent] {
+        inbox.events.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+
+    /// The attempts running now (after a restart, none: every `running` record starts again).
+    var runningKeys: Set<TaskKey> { engine.runningKeys }
+
+    /// Pauses every attempt and waits for the engine to let go of its threads.
+    func shutdown() {
+        let done = DispatchSemaphore(value: 0)
+        let engine = engine
+        Task {
+            await engine.shutdown()
+            done.signal()
+        }
+        done.wait()
+    }
+
+    private func job(for record: TransferRecord) -> TransferJob {
+        let timeout = record.timeoutIntervalForRequest ?? TransferRecord.defaultTimeoutIntervalForRequest
+        switch record.direction {
+        case .download:
+            return .download(record.key, from: record.url, partialFile: paths.transferPartialData(record.key),
+                             appFolder: paths.downloads(of: record.app), destination: record.destination ?? record.identifier.rawValue,
+                             validator: ResumeValidator(etag: record.etag, lastModified: record.lastModified),
+                             timeoutIntervalForRequest: timeout, resourceDeadline: record.resourceDeadline)
+        case .upload:
+            return .upload(record.key, to: record.url, sourceFile: record.sourceFile ?? "/dev/null",
+                           timeoutIntervalForRequest: timeout, resourceDeadline: record.resourceDeadline)
+        }
+    }
+}
+
+/// Engine events on their way from the engine's threads to the scheduler's loop.
+private final class EventQueue: Sendable {
+    let events = Mutex<[TransferEvent]>([])
+}
+
+extension TransferEvent {
+    /// How the attempt ended, in the policy's terms; `nil` for progress.
+    var attemptEnd: TransferAttemptEnd? {
+        switch kind {
+        case .progress: return nil
+        case .completed(let status): return .completed(statusCode: status)
+        case .failed(let failure): return .failed(message: failure.description, transient: failure.isTransient)
+        case .paused: return .paused
+        case .cancelled: return .cancelled
+        }
+    }
+}

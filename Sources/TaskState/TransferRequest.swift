@@ -1,0 +1,47 @@
+import Foundation
+
+/// The fields of a background transfer an app hands to the scheduler (`downloadTask(with:)` /
+/// `uploadTask(with:fromFile:)` on a background session, or `bgctl transfer download|upload`).
+public struct TransferRequest: Hashable, Sendable {
+    public var app: Identifier
+    public var identifier: Identifier
+    /// The background session's identifier; the app is woken with it when the transfer ends.
+    public var session: String?
+    public var direction: TransferRecord.Direction
+    public var url: String
+    /// Downloads: the file name the finished download gets in the app's downloads folder.
+    public var destination: String?
+    /// Uploads: the absolute path of the file to send.
+    public var sourceFile: String?
+    public var earliestBeginDate: Date?
+    public var isDiscretionary: Bool
+    /// Launch the app with reason `urlSession` when the transfer ends and it is not running.
+    public var sessionSendsLaunchEvents: Bool
+    public var countOfBytesClientExpectsToSend: Int64?
+    public var countOfBytesClientExpectsToReceive: Int64?
+    public var timeoutIntervalForRequest: Double?
+    public var timeoutIntervalForResource: Double?
+
+    public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: TransferRecord.Direction,
+                url: String, destination: String? = nil, sourceFile: String? = nil, earliestBeginDate: Date? = nil,
+                isDiscretionary: Bool = false, sessionSendsLaunchEvents: Bool = false,
+                countOfBytesClientExpectsToSend: Int64? = nil, countOfBytesClientExpectsToReceive: Int64? = nil,
+                timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil) {
+        self.app = app
+        self.identifier = identifier
+        self.session = session
+        self.direction = direction
+        self.url = url
+        self.destination = destination
+        self.sourceFile = sourceFile
+        self.earliestBeginDate = earliestBeginDate
+        self.isDiscretionary = isDiscretionary
+        self.sessionSendsLaunchEvents = sessionSendsLaunchEvents
+        self.countOfBytesClientExpectsToSend = countOfBytesClientExpectsToSend
+        self.countOfBytesClientExpectsToReceive = countOfBytesClientExpectsToReceive
+        self.timeoutIntervalForRequest = timeoutIntervalForRequest
+        self.timeoutIntervalForResource = timeoutIntervalForResource
+    }
+
+    public var key: TaskKey { TaskKey(app: app, identifier: identifier) }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import TaskState
+
+/// `bgctl transfer download|upload|cancel|pause|resume`: background transfers for any program.
+struct TransferCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transfer",
+        abstract: "Hand a download or upload to the scheduler, or cancel, pause or resume one.",
+        subcommands: [Download.self, Upload.self, CancelTransfer.self, PauseTransfer.self, ResumeTransfer.self])
+
+    /// What both directions take.
+    struct Options: ParsableArguments {
+        @Option(help: "The app's identifier.") var app: String
+        @Option(help: "The transfer's identifier (unique among the app's active transfers).") var id: String
+        @Option(help: "The background session it belongs to.") var session: String?
+        @Option(help: "earliestBeginDate: an ISO 8601 date or +SECONDS from now.") var earliest: String?
+        @Flag(help: "Wait for external power (and a network), like a discretionary URLSession.") var discretionary = false
+        @Flag(help: "Launch the app (reason urlSession) when the transfer ends.") var launchEvents = false
+        @Option(help: "Seconds without progress before an attempt fails (timeoutIntervalForRequest, default 60).")
+        var requestTimeout: Double?
+        @Option(help: "Seconds before the transfer gives up (timeoutIntervalForResource, default 604800).")
+        var resourceTimeout: Double?
+        @Option(help: "The size the app expects, in bytes (countOfBytesClientExpectsToReceive/Send).") var expectedBytes: Int64?
+
+        func request(direction: TransferRecord.Direction, url: String, destination: String?, sourceFile: String?) throws -> TransferRequest {
+            TransferRequest(
+                app: try identifier(app, "app"), identifier: try identifier(id, "identifier"), session: session,
+                direction: direction, url: url, destination: destination, sourceFile: sourceFile,
+                earliestBeginDate: try earliest.map { try parseEarliest($0, now: Date()) },
+                isDiscretionary: discretionary, sessionSendsLaunchEvents: launchEvents,
+                countOfBytesClientExpectsToSend: direction == .upload ? expectedBytes : nil,
+                countOfBytesClientExpectsToReceive: direction == .download ? expectedBytes : nil,
+                timeoutIntervalForRequest: requestTimeout, timeoutIntervalForResource: resourceTimeout)
+        }
+    }
+
+    struct Download: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download URL into the app's downloads folder (<state>/downloads/<app>/NAME).")
+
+        @OptionGroup var locations: LocationOptions
+        @OptionGroup var options: Options
+        @Argument(help: "An http or https URL.") var url: String
+        @Option(help: "The file name in the app's downloads folder (default: the transfer's identifier).") var to: String?
+
+        func run() throws {
+            let request = try options.request(direction: .download, url: url, destination: to ?? options.id, sourceFile: nil)
+            try CommandSender(locations: locations).send(.createTransfer(request))
+        }
+    }
+
+    struct Upload: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Upload FILE to URL (HTTP PUT).")
+
+        @OptionGroup var locations: LocationOptions
+        @OptionGroup var options: Options
+        @Argument(help: "An http or https URL.") var url: String
+        @Argument(help: "The file to send.") var file: String
+
+        func run() throws {
+            let path = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                printError("cannot read \(path)")
+                throw BGCtl.Exit.usage
+            }
+            let request = try options.request(direction: .upload, url: url, destination: nil, sourceFile: path)
+            try CommandSender(locations: locations).send(.createTransfer(request))
+        }
+    }
+
+    /// The options of the verbs that name one transfer.
+    struct Target: ParsableArguments {
+        @Option(help: "The app's identifier.") var app: String
+        @Option(help: "The transfer's identifier.") var id: String
+    }
+
+    struct CancelTransfer: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Cancel a transfer; its partial data is removed.")
+        @OptionGroup var locations: LocationOptions
+        @OptionGroup var target: Target
+
+        func run() throws {
+            try CommandSender(locations: locations).send(
+                .cancelTransfer(app: try identifier(target.app, "app"), identifier: try identifier(target.id, "identifier")))
+        }
+    }
+
+    struct PauseTransfer: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause a transfer, keeping its partial data.")
+        @OptionGroup var locations: LocationOptions
+        @OptionGroup var target: Target
+
+        func run() throws {
+            try CommandSender(locations: locations).send(
+                .pauseTransfer(app: try identifier(target.app, "app"), identifier: try identifier(target.id, "identifier")))
+        }
+    }
+
+    struct ResumeTransfer: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume a paused transfer from its last byte.")
+        @OptionGroup var locations: LocationOptions
+        @OptionGroup var target: Target
+
+        func run() throws {
+            try CommandSender(locations: locations).send(
+                .resumeTransfer(app: try identifier(target.app, "app"), identifier: try identifier(target.id, "identifier")))
+        }
+    }
+}
