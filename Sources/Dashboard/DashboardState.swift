@@ -10,6 +10,8 @@ public struct DashboardState: Sendable, Hashable {
         case detail
         /// Waiting for y/n before cancelling this request.
         case confirmCancel(app: Identifier, identifier: Identifier)
+        /// Waiting for y/n before cancelling this transfer.
+        case confirmCancelTransfer(app: Identifier, identifier: Identifier)
     }
 
     /// A one-line message under the panels.

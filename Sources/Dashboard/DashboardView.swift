@@ -29,6 +29,8 @@ public enum DashboardView {
         case .detail: Overlays.detail(&grid, snapshot: snapshot, state: state, palette: palette, glyphs: glyphs)
         case .confirmCancel(let app, let identifier):
             Overlays.confirm(&grid, question: "Cancel \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
+        case .confirmCancelTransfer(let app, let identifier):
+            Overlays.confirm(&grid, question: "Cancel transfer \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
         }
         return grid
     }
@@ -156,7 +158,9 @@ public enum DashboardView {
             hints += [("l", "launch", !state.readOnly), ("c", "cancel", !state.readOnly)]
         case .running:
             hints += [("e", "expire", !state.readOnly)]
-        case .transfers, .events:
+        case .transfers:
+            hints += [("p", "pause", !state.readOnly), ("c", "cancel", !state.readOnly)]
+        case .events:
             break
         }
         hints += [("↵", "details", true), ("/", "filter", true), ("s", "sort", true), ("tab", "panel", true),

@@ -3,13 +3,19 @@ import TaskState
 extension DashboardState {
     /// Applies one key to the view state and returns what the shell must do.
     public mutating func handle(_ key: Key, snapshot: DashboardSnapshot, layout: DashboardLayout) -> [DashboardEffect] {
-        if case .confirmCancel(let app, let identifier) = overlay {
+        switch overlay {
+        case .confirmCancel(let app, let identifier), .confirmCancelTransfer(let app, let identifier):
+            let isTransfer = overlay == .confirmCancelTransfer(app: app, identifier: identifier)
             overlay = .none
             if key == .character("y") || key == .character("Y") {
-                return [.send(.cancel(app: app, identifier: identifier), summary: "cancel \(identifier)")]
+                let action: CommandAction = isTransfer ? .cancelTransfer(app: app, identifier: identifier)
+                                                       : .cancel(app: app, identifier: identifier)
+                return [.send(action, summary: "cancel \(identifier)")]
             }
             status = Status("cancel of \(identifier) abandoned")
             return []
+        default:
+            break
         }
         if isEditingFilter { return editFilter(key) }
         switch key {
@@ -62,7 +68,9 @@ extension DashboardState {
         case .character("e"):
             return action(.expire, snapshot: snapshot)
         case .character("c"):
-            return action(.cancel, snapshot: snapshot)
+            return action(focus == .transfers ? .cancelTransfer : .cancel, snapshot: snapshot)
+        case .character("p"):
+            return action(.pauseOrResume, snapshot: snapshot)
         case .click(let x, let y):
             guard let (panel, row) = layout.hit(x: x, y: y) else { break }
             focus = panel
@@ -81,7 +89,7 @@ extension DashboardState {
         return []
     }
 
-    enum Action { case launch, expire, cancel }
+    enum Action { case launch, expire, cancel, cancelTransfer, pauseOrResume }
 
     private mutating func action(_ action: Action, snapshot: DashboardSnapshot) -> [DashboardEffect] {
         let verb: String
@@ -90,6 +98,8 @@ extension DashboardState {
         case .launch: (verb, panel) = ("simulate launch", .pending)
         case .expire: (verb, panel) = ("simulate expiration", .running)
         case .cancel: (verb, panel) = ("cancel", .pending)
+        case .cancelTransfer: (verb, panel) = ("cancel", .transfers)
+        case .pauseOrResume: (verb, panel) = ("pause or resume", .transfers)
         }
         if readOnly {
             status = Status("read-only: \(verb) is disabled", isError: true)
@@ -115,6 +125,25 @@ extension DashboardState {
             let request = snapshot.pending[rows.sourceIndices[index]].request
             overlay = .confirmCancel(app: request.app, identifier: request.identifier)
             return []
+        case .cancelTransfer:
+            let transfer = snapshot.transfers[rows.sourceIndices[index]]
+            guard transfer.state.isActive else {
+                status = Status("\(transfer.identifier) is already \(transfer.state.rawValue)", isError: true)
+                return []
+            }
+            overlay = .confirmCancelTransfer(app: transfer.app, identifier: transfer.identifier)
+            return []
+        case .pauseOrResume:
+            let transfer = snapshot.transfers[rows.sourceIndices[index]]
+            switch transfer.state {
+            case .paused:
+                return [.send(.resumeTransfer(app: transfer.app, identifier: transfer.identifier), summary: "resume \(transfer.identifier)")]
+            case .waiting, .running:
+                return [.send(.pauseTransfer(app: transfer.app, identifier: transfer.identifier), summary: "pause \(transfer.identifier)")]
+            case .completed, .failed, .cancelled:
+                status = Status("\(transfer.identifier) is \(transfer.state.rawValue); nothing to pause", isError: true)
+                return []
+            }
         }
     }
 

@@ -6,7 +6,8 @@ enum Overlays {
     static let keys: [(String, String)] = [
         ("l", "simulate launch of the selected request"),
         ("e", "simulate expiration of the selected handler"),
-        ("c", "cancel the selected request (asks first)"),
+        ("c", "cancel the selected request or transfer (asks first)"),
+        ("p", "pause or resume the selected transfer"),
         ("Tab / Shift-Tab, 1-4", "focus a panel"),
         ("Up/Down, j/k", "move the selection"),
         ("PgUp/PgDn, Home/End", "page, first, last"),
@@ -27,7 +28,7 @@ enum Overlays {
         grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height, with: Cell(" ", style: palette.text))
         grid.box(rect, title: "Keys", style: palette.title, titleStyle: palette.title, glyphs: glyphs)
         for (index, entry) in keys.prefix(height - 4).enumerated() {
-            let isAction = index < 3
+            let isAction = index < 4
             let y = rect.y + 2 + index
             grid.put(entry.0, x: rect.x + 2, y: y, style: isAction && readOnly ? palette.inactive : palette.hint, maxWidth: 22)
             grid.put(entry.1, x: rect.x + 25, y: y, style: isAction && readOnly ? palette.inactive : palette.text, maxWidth: width - 27)
@@ -90,7 +91,11 @@ enum Overlays {
                      ("direction", transfer.direction.rawValue), ("state", transfer.state.rawValue),
                      ("bytes", "\(transfer.bytesTransferred) of \(transfer.bytesExpected.map(String.init) ?? "unknown")"),
                      ("discretionary", transfer.isDiscretionary ? "yes" : "no"), ("earliest begin", date(transfer.earliestBeginDate)),
-                     ("retries", "\(transfer.retries)"), ("last error", transfer.lastError ?? "-")]
+                     ("retries", "\(transfer.retries)" + (transfer.retryAt.map { ", next at \(date($0))" } ?? "")),
+                     ("last error", transfer.lastError ?? "-"),
+                     ("timeouts", "request \(Int(transfer.timeoutIntervalForRequest ?? TransferRecord.defaultTimeoutIntervalForRequest)) s, resource \(DurationText.compact(transfer.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))")]
+            if let destination = transfer.destination { lines.append(("destination", destination)) }
+            if let source = transfer.sourceFile { lines.append(("source file", source)) }
         case .events:
             let event = snapshot.events[source]
             lines = [("time", JSONFormat.string(from: event.time)), ("type", event.type.rawValue), ("app", event.app?.rawValue ?? "-"),

@@ -19,11 +19,6 @@ public enum TransferAttemptEnd: Sendable, Equatable {
     case cancelled
 }
 
-extension TransferRecord.State {
-    /// Not yet completed, failed or cancelled.
-    public var isActive: Bool { self == .waiting || self == .running || self == .paused }
-}
-
 extension SchedulerState {
     // MARK: - Commands
 

@@ -103,3 +103,8 @@ public struct TransferRecord: Codable, Hashable, Sendable {
         createdAt.addingTimeInterval(timeoutIntervalForResource ?? Self.defaultTimeoutIntervalForResource)
     }
 }
+
+extension TransferRecord.State {
+    /// Not yet completed, failed or cancelled.
+    public var isActive: Bool { self == .waiting || self == .running || self == .paused }
+}
