@@ -29,10 +29,37 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     public var retries: Int
     public var lastError: String?
 
+    // Fields below were added with the transfer engine; all are optional so that older files read.
+
+    /// Downloads: where the finished file goes, inside the app's own folder (relative to it, or absolute).
+    public var destination: String?
+    /// Uploads: the file whose bytes are sent.
+    public var sourceFile: String?
+    /// The app's hint `countOfBytesClientExpectsToReceive` (downloads).
+    public var countOfBytesClientExpectsToReceive: Int64?
+    /// The app's hint `countOfBytesClientExpectsToSend` (uploads).
+    public var countOfBytesClientExpectsToSend: Int64?
+    /// Seconds without progress before an attempt fails; `nil` means 60.
+    public var timeoutIntervalForRequest: Double?
+    /// Seconds from `createdAt` before the transfer gives up for good; `nil` means 7 days.
+    public var timeoutIntervalForResource: Double?
+    /// When a transfer that failed transiently may try again (set with `state` `waiting`).
+    public var retryAt: Date?
+    /// The `ETag` of the entity being downloaded, so a later attempt can resume with `If-Range`.
+    public var etag: String?
+    /// The `Last-Modified` of the entity being downloaded, used for `If-Range` when there is no strong ETag.
+    public var lastModified: String?
+    /// When it reached `completed`, `failed` or `cancelled`.
+    public var finishedAt: Date?
+
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: Direction,
                 url: String, state: State, bytesTransferred: Int64 = 0, bytesExpected: Int64? = nil,
                 bytesPerSecond: Double? = nil, earliestBeginDate: Date? = nil, isDiscretionary: Bool = false,
-                createdAt: Date, updatedAt: Date, retries: Int = 0, lastError: String? = nil) {
+                createdAt: Date, updatedAt: Date, retries: Int = 0, lastError: String? = nil,
+                destination: String? = nil, sourceFile: String? = nil,
+                countOfBytesClientExpectsToReceive: Int64? = nil, countOfBytesClientExpectsToSend: Int64? = nil,
+                timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil,
+                retryAt: Date? = nil, etag: String? = nil, lastModified: String? = nil, finishedAt: Date? = nil) {
         self.app = app
         self.identifier = identifier
         self.session = session
@@ -48,7 +75,27 @@ public struct TransferRecord: Codable, Hashable, Sendable {
         self.updatedAt = updatedAt
         self.retries = retries
         self.lastError = lastError
+        self.destination = destination
+        self.sourceFile = sourceFile
+        self.countOfBytesClientExpectsToReceive = countOfBytesClientExpectsToReceive
+        self.countOfBytesClientExpectsToSend = countOfBytesClientExpectsToSend
+        self.timeoutIntervalForRequest = timeoutIntervalForRequest
+        self.timeoutIntervalForResource = timeoutIntervalForResource
+        self.retryAt = retryAt
+        self.etag = etag
+        self.lastModified = lastModified
+        self.finishedAt = finishedAt
     }
 
     public var key: TaskKey { TaskKey(app: app, identifier: identifier) }
+
+    /// The default of ``timeoutIntervalForRequest``: 60 seconds without progress.
+    public static let defaultTimeoutIntervalForRequest: Double = 60
+    /// The default of ``timeoutIntervalForResource``: 7 days.
+    public static let defaultTimeoutIntervalForResource: Double = 7 * 86_400
+
+    /// The moment the transfer gives up for good: `createdAt` plus the resource timeout.
+    public var resourceDeadline: Date {
+        createdAt.addingTimeInterval(timeoutIntervalForResource ?? Self.defaultTimeoutIntervalForResource)
+    }
 }

@@ -1,0 +1,73 @@
+import Synchronization
+import TaskState
+
+/// Counts an attempt's bytes and sends `progress` events: one when the response head arrives, then
+/// at most one per ``interval`` while bytes move, so a state file written per event stays cheap.
+final class ProgressReporter: Sendable {
+    /// The shortest time between two progress events: about four a second.
+    static let interval = Duration.milliseconds(250)
+
+    private struct State {
+        var progress: TransferProgress
+        var meter = RateMeter()
+        var lastEvent: ContinuousClock.Instant?
+    }
+
+    private let key: TaskKey
+    private let emit: @Sendable (TransferEvent) -> Void
+    private let control: AttemptControl
+    private let state: Mutex<State>
+
+    init(key: TaskKey, control: AttemptControl, emit: @escaping @Sendable (TransferEvent) -> Void) {
+        self.key = key
+        self.control = control
+        self.emit = emit
+        state = Mutex(State(progress: TransferProgress(bytesTransferred: 0)))
+    }
+
+    /// The progress so far.
+    var current: TransferProgress { state.withLock { $0.progress } }
+
+    /// A response head arrived: the counts start at `bytes` of `expected`. Always sends an event.
+    func begin(bytes: Int64, expected: Int64?, validator: ResumeValidator) {
+        control.noteProgress()
+        let now = ContinuousClock.now
+        let progress = state.withLock { state in
+            state.meter.reset()
+            state.meter.record(bytes, at: now)
+            state.progress = TransferProgress(bytesTransferred: bytes, bytesExpected: expected,
+                                              bytesPerSecond: nil, validator: validator)
+            state.lastEvent = now
+            return state.progress
+        }
+        emit(TransferEvent(key: key, kind: .progress, progress: progress))
+    }
+
+    /// Sets the count without an event (e.g. before a request is sent).
+    func set(bytes: Int64, expected: Int64?, validator: ResumeValidator) {
+        state.withLock { state in
+            state.progress = TransferProgress(bytesTransferred: bytes, bytesExpected: expected,
+                                              bytesPerSecond: nil, validator: validator)
+        }
+    }
+
+    /// `count` more bytes moved; sends an event when the last one is at least ``interval`` old.
+    func advance(by count: Int) {
+        control.noteProgress()
+        let now = ContinuousClock.now
+        let due: TransferProgress? = state.withLock { state in
+            state.progress.bytesTransferred += Int64(count)
+            if let last = state.lastEvent, now - last < Self.interval { return nil }
+            state.lastEvent = now
+            state.meter.record(state.progress.bytesTransferred, at: now)
+            state.progress.bytesPerSecond = state.meter.bytesPerSecond
+            return state.progress
+        }
+        if let due { emit(TransferEvent(key: key, kind: .progress, progress: due)) }
+    }
+
+    /// The attempt's final event, with the progress so far (the engine sends it).
+    func finalEvent(_ kind: TransferEvent.Kind) -> TransferEvent {
+        TransferEvent(key: key, kind: kind, progress: current)
+    }
+}

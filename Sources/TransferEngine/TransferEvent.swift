@@ -1,0 +1,54 @@
+import TaskState
+
+/// How far one transfer has got.
+public struct TransferProgress: Hashable, Sendable {
+    /// Bytes of the entity now in the partial file (downloads) or sent (uploads).
+    public var bytesTransferred: Int64
+    /// The whole size when known (`Content-Length`, `Content-Range`, or the source file's size).
+    public var bytesExpected: Int64?
+    /// Bytes per second over the last few seconds; `nil` until there are two samples.
+    public var bytesPerSecond: Double?
+    /// The validator of the entity being downloaded, to record for a later resume; empty for uploads.
+    public var validator: ResumeValidator
+
+    public init(bytesTransferred: Int64, bytesExpected: Int64? = nil, bytesPerSecond: Double? = nil,
+                validator: ResumeValidator = ResumeValidator()) {
+        self.bytesTransferred = bytesTransferred
+        self.bytesExpected = bytesExpected
+        self.bytesPerSecond = bytesPerSecond
+        self.validator = validator
+    }
+}
+
+/// Something that happened to one transfer's attempt.
+///
+/// Every ``TransferEngine/start(_:events:)`` produces zero or more `progress` events and then
+/// exactly one final event (`completed`, `failed`, `paused` or `cancelled`), all in order.
+public struct TransferEvent: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// Bytes moved, or the response head arrived.
+        case progress
+        /// Downloads: the file is in place and durable. Uploads: the server accepted the body.
+        case completed(statusCode: Int)
+        /// The attempt ended without success; the partial data is kept when the failure is transient.
+        case failed(TransferFailure)
+        /// Stopped by ``TransferEngine/pause(_:)``; partial data and validator kept.
+        case paused
+        /// Stopped by ``TransferEngine/cancel(_:)``; partial data removed.
+        case cancelled
+    }
+
+    public var key: TaskKey
+    public var kind: Kind
+    /// The state at the time of the event (for final events: at the end of the attempt).
+    public var progress: TransferProgress
+
+    public init(key: TaskKey, kind: Kind, progress: TransferProgress) {
+        self.key = key
+        self.kind = kind
+        self.progress = progress
+    }
+
+    /// Whether this event ends the attempt.
+    public var isFinal: Bool { kind != .progress }
+}
