@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Linux calls that Glibc's Swift module does not export (signalfd, timerfd, pidfd).
@@ -76,10 +78,31 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // One attempt of a background download or upload at a time per transfer; the daemon schedules.
+        .target(
+            name: "TransferEngine",
+            dependencies: [
+                "TaskState",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // A loopback HTTP/1.1 file server with fault injection, for tests, benchmarks and `bgtop --demo`.
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TaskStateTests", dependencies: ["TaskState"]),
         // Golden screens are read through #filePath, not bundled.
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"], exclude: ["Golden"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
+        .testTarget(name: "TransferEngineTests", dependencies: ["TransferEngine", "LoopbackServer", "TaskState"]),
         .testTarget(name: "CursesTerminalTests", dependencies: ["CursesTerminal", "Dashboard"]),
         // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(
