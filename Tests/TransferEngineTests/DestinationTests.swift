@@ -11,7 +11,7 @@ struct DestinationTests {
         try await withFixture { fixture in
             let events = try await runAttempt(fixture.engine, fixture.download("nested", "/generated/5000", to: "media/2026/nested.bin"))
             #expect(events.final == .completed(statusCode: 200))
-            #expect(try matchesGenerated(fixture.appFolder + "/media/2026/nested.bin", GeneratedBytes(size: 5000)))
+            #expect(try await matchesGenerated(fixture.appFolder + "/media/2026/nested.bin", GeneratedBytes(size: 5000)))
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 @Suite("Loopback server pieces")
 struct LoopbackServerTests {
     @Test("SHA256 agrees with sha256sum, across uneven update sizes")
-    func sha256MatchesTool() throws {
+    func sha256MatchesTool() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bgtop-sha-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         for size in [0, 1, 55, 56, 64, 65, 1000, 300_007] {
@@ -20,7 +20,7 @@ struct LoopbackServerTests {
                 offset = end
                 step = step * 3 + 1
             }
-            #expect(hash.hexDigest() == (try sha256sum(path)), "size \(size)")
+            #expect(hash.hexDigest() == (try await sha256sum(path)), "size \(size)")
         }
     }
 

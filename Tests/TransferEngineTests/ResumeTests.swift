@@ -39,7 +39,7 @@ struct ResumeTests {
             let events = try await runAttempt(fixture.engine, fixture.download("photo", "/photo", validator: validator))
             #expect(events.final == .completed(statusCode: 206))
             let destination = fixture.appFolder + "/photo.bin"
-            #expect(try holdsExactly(destination, bytes, scratch: fixture.root))
+            #expect(try await holdsExactly(destination, bytes, scratch: fixture.root))
             #expect(!fileExists(fixture.paths.transferPartialData(fixture.key("photo"))))
             // Each resumed request asked for the rest, and only of the same entity.
             let requests = fixture.server.requests(for: "/photo")
@@ -61,7 +61,7 @@ struct ResumeTests {
             #expect(partial > 0 && partial <= 400_000)
             let second = try await runAttempt(fixture.engine, fixture.download("doc", "/doc", validator: first.validator))
             #expect(second.final == .completed(statusCode: 200))
-            #expect(try holdsExactly(fixture.appFolder + "/doc.bin", GeneratedBytes(size: size, seed: 3), scratch: fixture.root))
+            #expect(try await holdsExactly(fixture.appFolder + "/doc.bin", GeneratedBytes(size: size, seed: 3), scratch: fixture.root))
             let requests = fixture.server.requests(for: "/doc")
             #expect(requests.count == 2)
             #expect(requests.last?.range == "bytes=\(partial)-")
@@ -81,7 +81,7 @@ struct ResumeTests {
             let second = try await runAttempt(fixture.engine, fixture.download("feed", "/feed", validator: first.validator))
             #expect(second.final == .completed(statusCode: 200))
             #expect(second.validator.etag == "\"g2-\(size + 1)\"")
-            #expect(try holdsExactly(fixture.appFolder + "/feed.bin", GeneratedBytes(size: size + 1, seed: 2), scratch: fixture.root))
+            #expect(try await holdsExactly(fixture.appFolder + "/feed.bin", GeneratedBytes(size: size + 1, seed: 2), scratch: fixture.root))
         }
     }
 
@@ -93,7 +93,7 @@ struct ResumeTests {
             let events = try await runAttempt(fixture.engine, fixture.download("plain", "/generated/20000"))
             #expect(events.final == .completed(statusCode: 200))
             #expect(fixture.server.requests(for: "/generated/20000").first?.range == nil)
-            #expect(try matchesGenerated(fixture.appFolder + "/plain.bin", GeneratedBytes(size: 20000)))
+            #expect(try await matchesGenerated(fixture.appFolder + "/plain.bin", GeneratedBytes(size: 20000)))
         }
     }
 
@@ -103,12 +103,12 @@ struct ResumeTests {
             let bytes = GeneratedBytes(size: 50_000, seed: 9)
             fixture.server.setRoute("/done", Route(.generated(size: 50_000, seed: 9)))
             let key = fixture.key("done")
-            try writeGenerated(bytes, to: fixture.paths.transferPartialData(key))
+            try await writeGenerated(bytes, to: fixture.paths.transferPartialData(key))
             let events = try await runAttempt(fixture.engine,
                                               fixture.download("done", "/done", validator: ResumeValidator(etag: "\"g9-50000\"")))
             #expect(events.final == .completed(statusCode: 200))
             #expect(fixture.server.requests(for: "/done").map(\.status) == [416])
-            #expect(try matchesGenerated(fixture.appFolder + "/done.bin", bytes))
+            #expect(try await matchesGenerated(fixture.appFolder + "/done.bin", bytes))
         }
     }
 
@@ -122,7 +122,7 @@ struct ResumeTests {
                                               fixture.download("short", "/short", validator: ResumeValidator(etag: "\"g4-10000\"")))
             #expect(events.final == .completed(statusCode: 200))
             #expect(fixture.server.requests(for: "/short").map(\.status) == [416, 200])
-            #expect(try matchesGenerated(fixture.appFolder + "/short.bin", GeneratedBytes(size: 10_000, seed: 4)))
+            #expect(try await matchesGenerated(fixture.appFolder + "/short.bin", GeneratedBytes(size: 10_000, seed: 4)))
         }
     }
 
@@ -130,13 +130,16 @@ struct ResumeTests {
     func pauseThenResume() async throws {
         try await withFixture { fixture in
             let size: Int64 = 600_000
-            fixture.server.setRoute("/slow", Route(.generated(size: size, seed: 5), nextRequests: [Faults(bytesPerSecond: 400_000)]))
+            // The first response trickles 200 KB over a second, then stalls, so the pause always
+            // lands mid-body however the test threads are scheduled.
+            fixture.server.setRoute("/slow", Route(.generated(size: size, seed: 5),
+                                                   nextRequests: [Faults(bytesPerSecond: 200_000, stallSeconds: 10, stallAfter: 200_000)]))
             let (stream, continuation) = AsyncStream<TransferEvent>.makeStream()
             let engine = fixture.engine
             let key = fixture.key("slow")
             // Paused from the event callback itself, so the pause lands while bytes still move.
             try engine.start(fixture.download("slow", "/slow")) { event in
-                if event.kind == .progress && event.progress.bytesTransferred >= 100_000 { engine.pause(key) }
+                if event.kind == .progress && event.progress.bytesTransferred > 0 { engine.pause(key) }
                 continuation.yield(event)
                 if event.isFinal { continuation.finish() }
             }
@@ -144,14 +147,14 @@ struct ResumeTests {
             for await event in stream { events.append(event) }
             #expect(events.final == .paused)
             let pausedAt = try #require(fixture.partialLength("slow"))
-            #expect(pausedAt >= 100_000 && pausedAt < size)
+            #expect(pausedAt > 0 && pausedAt <= 200_000)
             #expect(events.last?.progress.bytesTransferred == pausedAt)
             #expect(fixture.engine.runningKeys.isEmpty)
             let resumed = try await runAttempt(fixture.engine, fixture.download("slow", "/slow", validator: events.validator))
             #expect(resumed.final == .completed(statusCode: 206))
             #expect(resumed.progressEvents.first?.progress.bytesTransferred == pausedAt)
             #expect(fixture.server.requests(for: "/slow").last?.range == "bytes=\(pausedAt)-")
-            #expect(try holdsExactly(fixture.appFolder + "/slow.bin", GeneratedBytes(size: size, seed: 5), scratch: fixture.root))
+            #expect(try await holdsExactly(fixture.appFolder + "/slow.bin", GeneratedBytes(size: size, seed: 5), scratch: fixture.root))
         }
     }
 

@@ -11,19 +11,19 @@ struct UploadTests {
         try await withFixture { fixture in
             let source = fixture.appFolder + "/photo.jpg"
             let size: Int64 = 3 * 1024 * 1024 + 77
-            try writeGenerated(GeneratedBytes(size: size, seed: 11), to: source)
+            try await writeGenerated(GeneratedBytes(size: size, seed: 11), to: source)
             let saved = fixture.root + "/received.bin"
             fixture.server.setRoute("/upload", Route(.uploadTarget(saveTo: saved)))
             let job = TransferJob.upload(fixture.key("up"), to: fixture.server.url("/upload"), sourceFile: source, method: method)
             let events = try await runAttempt(fixture.engine, job)
             #expect(events.final == .completed(statusCode: 201))
             let received = try #require(fixture.server.receivedUpload("/upload"))
-            let expected = try sha256sum(source)
+            let expected = try await sha256sum(source)
             #expect(received.method == method.rawValue)
             #expect(received.isComplete)
             #expect(received.byteCount == size)
             #expect(received.sha256 == expected)
-            #expect(try sha256sum(saved) == expected)
+            #expect(try await sha256sum(saved) == expected)
             #expect(events.last?.progress.bytesTransferred == size)
             #expect(events.last?.progress.bytesExpected == size)
         }
