@@ -113,10 +113,20 @@ let package = Package(
         .executableTarget(name: "TaskAppFixture", dependencies: ["BackgroundTasks"], path: "Tests/TaskAppFixture"),
         // Starting the real binaries from tests: spawning with a clean signal mask, private state dirs.
         .target(name: "TestSupport", dependencies: ["TaskState", "CLinuxSupport"], path: "Tests/TestSupport"),
+        // A loopback HTTP/1.1 file server with fault injection, for tests, benchmarks and `bgtop --demo`.
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TaskStateTests", dependencies: ["TaskState"]),
         // Golden screens are read through #filePath, not bundled.
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"], exclude: ["Golden"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
+        .testTarget(name: "TransferEngineTests", dependencies: ["TransferEngine", "LoopbackServer", "TaskState"]),
         .testTarget(name: "CursesTerminalTests", dependencies: ["CursesTerminal", "Dashboard"]),
         // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(

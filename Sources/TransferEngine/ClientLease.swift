@@ -8,11 +8,11 @@ final class ClientLease: Sendable {
     let client: HTTPClient
     private let group: MultiThreadedEventLoopGroup
 
-    init() {
+    init(connectTimeout: Double) {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 5, allowCycles: false),
-            timeout: .init(connect: .seconds(30)),
+            timeout: .init(connect: .milliseconds(Int64(connectTimeout * 1000))),
             decompression: .disabled)
         // Each transfer is one long stream; idle pooled connections are not worth keeping.
         configuration.connectionPool = .init(idleTimeout: .seconds(5))

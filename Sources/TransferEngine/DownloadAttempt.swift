@@ -112,6 +112,8 @@ struct DownloadAttempt: Sendable {
         for try await chunk in response.body {
             try data.append(chunk)
             reporter.advance(by: chunk.readableBytes)
+            // Buffered chunks are handed out even to a cancelled task; a pause must stop here.
+            try Task.checkCancellation()
         }
         if let expected, data.length < expected {
             throw TransferFailure.connectionLost("the body ended after \(data.length) of \(expected) bytes")

@@ -47,6 +47,7 @@ struct SourceChunks: AsyncSequence, Sendable {
 
         mutating func next() async throws -> ByteBuffer? {
             guard offset < file.length else { return nil }
+            try Task.checkCancellation()
             let wanted = Int(Swift.min(Int64(SourceChunks.chunkSize), file.length - offset))
             var buffer = ByteBufferAllocator().buffer(capacity: wanted)
             let start = offset

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TaskState
 
@@ -27,9 +28,17 @@ public final class TransferEngine: Sendable {
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    /// The default of ``init(connectTimeout:)``.
+    public static let defaultConnectTimeout: Double = 15
 
-    public init() {}
+    private let state = Mutex(State())
+    private let connectTimeout: Double
+
+    /// An engine whose connection attempts give up after `connectTimeout` seconds; until then a
+    /// refused or unreachable connection is retried with backoff by the HTTP client.
+    public init(connectTimeout: Double = TransferEngine.defaultConnectTimeout) {
+        self.connectTimeout = connectTimeout
+    }
 
     /// Starts one attempt of `job`. `events` is called, from an arbitrary thread and in order,
     /// with progress and then exactly one final event; by the time the final event is delivered
@@ -40,7 +49,7 @@ public final class TransferEngine: Sendable {
             guard state.running[job.key] == nil else { throw .alreadyRunning(job.key) }
             state.running[job.key] = control
             if let lease = state.lease { return lease }
-            let lease = ClientLease()
+            let lease = ClientLease(connectTimeout: connectTimeout)
             state.lease = lease
             return lease
         }
@@ -51,6 +60,9 @@ public final class TransferEngine: Sendable {
             }
             let kind: TransferEvent.Kind
             switch job.files {
+            case _ where job.resourceDeadline.map { $0 <= Date() } ?? false:
+                job.removePartialData()
+                kind = .failed(.resourceTimedOut)
             case .download(let files):
                 kind = await DownloadAttempt(job: job, files: files, client: lease.client, control: control,
                                              reporter: reporter).run()
