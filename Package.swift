@@ -69,7 +69,9 @@ let package = Package(
         .executableTarget(
             name: "bgtop",
             dependencies: [
+                // Stormy is listed so that `swift run bgtop --demo` builds the example app it runs.
                 "Dashboard", "CursesTerminal", "CNcurses", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
+                "LoopbackServer", "Stormy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -94,7 +96,7 @@ let package = Package(
             name: "bgbench",
             dependencies: [
                 // bgtaskd and bgtop are listed so that `swift run bgbench` builds the programs it drives.
-                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "bgtaskd", "bgtop",
+                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "LoopbackServer", "bgtaskd", "bgctl", "bgtop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

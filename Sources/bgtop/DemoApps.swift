@@ -68,7 +68,21 @@ enum DemoApps {
         work 1
         for id in $BGTASK_TASK_IDS; do complete "$id" true; done
         """#),
+        // Apps whose only background work is their transfers.
+        App(id: "com.example.podcasts", identifiers: [], modes: ["fetch"], script: "exit 0"),
+        App(id: "com.example.maps", identifiers: [], modes: ["fetch"], script: "exit 0"),
     ]
+
+    /// Stormy, the example app written with the BackgroundTasks library, when it was built beside
+    /// this program (`swift run bgtop` builds it): it stands in for the weather script.
+    static var stormyExecutable: String? {
+        let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
+        let path = folder + "/Stormy"
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }
+
+    static let stormyID = "com.example.stormy"
+    static let stormyRefresh = "com.example.stormy.refresh"
 
     /// Short budgets so that expiry, kills and throttling happen while one watches.
     static let settings = #"""
@@ -83,11 +97,23 @@ enum DemoApps {
     }
     """#
 
-    static func write(root: String, configDirectory: String) throws {
+    /// Writes the settings, the scripts and every manifest. With `stormy` (its executable and
+    /// the weather URL) Stormy takes the weather app's place, checking every six seconds.
+    static func write(root: String, configDirectory: String, stormy: (executable: String, weatherURL: String)?) throws {
         try settings.write(toFile: "\(configDirectory)/settings.json", atomically: true, encoding: .utf8)
         let libraryPath = "\(root)/demo-lib.sh"
         try library.write(toFile: libraryPath, atomically: true, encoding: .utf8)
-        for app in apps {
+        if let stormy {
+            let config = "\(root)/stormy.json"
+            try JSONSerialization.data(withJSONObject: ["weatherURL": stormy.weatherURL]).write(to: URL(fileURLWithPath: config))
+            let manifest: [String: Any] = [
+                "id": stormyID, "executable": stormy.executable, "arguments": ["--config", config, "--every", "6"],
+                "permittedIdentifiers": [stormyRefresh], "backgroundModes": ["fetch"],
+            ]
+            let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
+            try data.write(to: URL(fileURLWithPath: "\(configDirectory)/apps/\(stormyID).json"))
+        }
+        for app in apps where stormy == nil || app.id != "com.example.weather" {
             let scriptPath = "\(root)/\(app.id).sh"
             try ("#!/bin/bash\n. '\(libraryPath)'\n" + app.script + "\n").write(toFile: scriptPath, atomically: true, encoding: .utf8)
             chmod(scriptPath, 0o755)
@@ -100,7 +126,7 @@ enum DemoApps {
     }
 
     /// The requests the demo starts with.
-    static func initialCommands(now: Date) -> [Command] {
+    static func initialCommands(now: Date, stormy: Bool) -> [Command] {
         func submit(_ app: String, _ identifier: String, _ kind: TaskKind, after seconds: TimeInterval,
                     network: Bool = false, power: Bool = false) -> Command {
             let request = SubmitRequest(app: try! Identifier(validating: app), identifier: try! Identifier(validating: identifier),
@@ -109,7 +135,8 @@ enum DemoApps {
             return Command(id: Command.newID(at: now.addingTimeInterval(Double(identifier.count) / 1000)), issuedAt: now, action: .submit(request))
         }
         return [
-            submit("com.example.weather", "com.example.weather.refresh", .appRefresh, after: 0),
+            stormy ? submit(stormyID, stormyRefresh, .appRefresh, after: 0)
+                   : submit("com.example.weather", "com.example.weather.refresh", .appRefresh, after: 0),
             submit("com.example.stubborn", "com.example.stubborn.refresh", .appRefresh, after: 0.5),
             submit("com.example.backup", "com.example.backup.nightly", .processing, after: 1, power: true),
             submit("com.example.photos", "com.example.photos.sync", .processing, after: 2 * 3600, network: true),

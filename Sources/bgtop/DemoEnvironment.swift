@@ -4,20 +4,23 @@ import SchedulerRuntime
 import TaskState
 
 /// `bgtop --demo`: the real scheduler on a thread of this process, a temporary state directory,
-/// and demo apps that are real processes (bash scripts speaking the inbox protocol directly, as
-/// any program may), chosen so every panel moves within two seconds.
+/// demo apps that are real processes (Stormy, built with the BackgroundTasks library, and bash
+/// scripts speaking the inbox protocol directly, as any program may), and an HTTP server on
+/// loopback for their background transfers, chosen so every panel moves within two seconds.
 final class DemoEnvironment {
     let root: String
     let stateDirectory: String
     let configDirectory: String
     private let scheduler: SchedulerThread
+    private let transfers: DemoTransfers
     private var stopped = false
 
-    private init(root: String, scheduler: SchedulerThread) {
+    private init(root: String, scheduler: SchedulerThread, transfers: DemoTransfers) {
         self.root = root
         stateDirectory = root + "/state"
         configDirectory = root + "/config"
         self.scheduler = scheduler
+        self.transfers = transfers
     }
 
     static func start() throws -> DemoEnvironment {
@@ -25,7 +28,15 @@ final class DemoEnvironment {
         let state = root + "/state", config = root + "/config"
         try FileManager.default.createDirectory(atPath: config + "/apps", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try DemoApps.write(root: root, configDirectory: config)
+        let transfers: DemoTransfers
+        do {
+            transfers = try DemoTransfers.start(root: root)
+        } catch {
+            try? FileManager.default.removeItem(atPath: root)
+            throw error
+        }
+        let stormy = DemoApps.stormyExecutable.map { (executable: $0, weatherURL: transfers.weatherURL) }
+        try DemoApps.write(root: root, configDirectory: config, stormy: stormy)
 
         let logPath = root + "/bgtaskd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -34,13 +45,17 @@ final class DemoEnvironment {
         do {
             daemon = try SchedulerDaemon(stateDirectory: state, configDirectory: config, logger: logger, signals: [SIGCHLD])
         } catch {
+            transfers.stop()
             try? FileManager.default.removeItem(atPath: root)
             throw error
         }
         let thread = SchedulerThread(daemon: daemon)
-        let environment = DemoEnvironment(root: root, scheduler: thread)
+        let environment = DemoEnvironment(root: root, scheduler: thread, transfers: transfers)
         let inbox = Inbox(paths: StatePaths(root: state))
-        for command in DemoApps.initialCommands(now: Date()) { try inbox.enqueue(command) }
+        let now = Date()
+        for command in DemoApps.initialCommands(now: now, stormy: stormy != nil) + transfers.initialCommands(root: root, now: now) {
+            try inbox.enqueue(command)
+        }
         thread.start()
         return environment
     }
@@ -50,6 +65,7 @@ final class DemoEnvironment {
         guard !stopped else { return }
         stopped = true
         scheduler.stop()
+        transfers.stop()
         let paths = StatePaths(root: stateDirectory)
         for task in StateSnapshot.load(paths).tasks {
             if let group = task.processGroup { kill(-group, SIGKILL) } else { kill(task.pid, SIGKILL) }

@@ -136,6 +136,15 @@ import Glibc
         let root = String(directory).replacingOccurrences(of: "/state", with: "")
         #expect(FileManager.default.fileExists(atPath: root))
 
+        // Real transfers move against the demo's loopback server: a running one with a rate, one
+        // finished, and the one whose connection drops resumes from where it was.
+        try tmux.waitForScreen("transfers to move", timeout: 5) { screen in
+            screen.contains("episode-412") && screen.contains("MB/s") && screen.contains("completed")
+        }
+        try tmux.waitFor("started from byte 21000000", timeout: 20)
+        // Stormy, built with the BackgroundTasks library, runs in it.
+        try tmux.waitFor("com.example.stormy.refresh completed successfully", timeout: 10)
+
         // Every demo app keeps the dashboard moving: expirations come without any key.
         try tmux.waitFor("expired", timeout: 20)
 

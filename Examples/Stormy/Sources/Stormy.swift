@@ -23,15 +23,19 @@ struct Stormy: AsyncParsableCommand {
     @Flag(name: .long, help: "Ask for daily storm notifications at noon (what opening the app does).")
     var schedule = false
 
+    @Option(name: .long, help: "Check every SECONDS instead of daily at noon (for trying it out).")
+    var every: Double?
+
     func run() async throws {
         let settings = try StormySettings.load(from: config)
         let scheduler = BGTaskScheduler.shared
         // The same identifier for the request and the handler tells the scheduler which handler to call.
+        let every = every
         scheduler.register(.appRefresh(Stormy.refreshIdentifier)) {
-            await Stormy.refresh(settings)
+            await Stormy.refresh(settings, every: every)
         }
         if schedule {
-            try Stormy.scheduleAppRefresh()
+            try Stormy.scheduleAppRefresh(every: every)
             print("Stormy: daily storm check scheduled for noon")
         }
         // Run the tasks the scheduler handed over (none when a person started Stormy), then exit.
@@ -39,9 +43,9 @@ struct Stormy: AsyncParsableCommand {
     }
 
     /// The background refresh: schedule tomorrow's first, so the refresh stays daily, then check.
-    static func refresh(_ settings: StormySettings) async {
+    static func refresh(_ settings: StormySettings, every: Double? = nil) async {
         do {
-            try scheduleAppRefresh()
+            try scheduleAppRefresh(every: every)
         } catch {
             print("Stormy: could not schedule tomorrow's check: \(error)")
         }
@@ -50,10 +54,10 @@ struct Stormy: AsyncParsableCommand {
         }
     }
 
-    /// Asks for a background app refresh at noon tomorrow.
-    static func scheduleAppRefresh() throws {
+    /// Asks for a background app refresh at noon tomorrow (or `every` seconds from now).
+    static func scheduleAppRefresh(every: Double? = nil) throws {
         let request = BGAppRefreshTaskRequest(identifier: refreshIdentifier)
-        request.earliestBeginDate = noonTomorrow()
+        request.earliestBeginDate = every.map { Date().addingTimeInterval($0) } ?? noonTomorrow()
         try BGTaskScheduler.shared.submit(request)
     }
 
