@@ -133,7 +133,7 @@ let package = Package(
         // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "bgtaskd", "bgctl", "bgtop"]
+            dependencies: ["TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "LoopbackServer", "bgtaskd", "bgctl", "bgtop"]
         ),
         // The library against the real scheduler and real app processes (the examples and the fixture).
         .testTarget(

@@ -121,10 +121,3 @@ public struct TransferJob: Hashable, Sendable {
         guard let host = components.host, !host.isEmpty else { throw .invalidURL(text) }
     }
 }
-
-extension StatePaths {
-    /// `transfers/<app>/<identifier>.partial`: a download's bytes until it is whole.
-    public func transferPartialData(_ key: TaskKey) -> String {
-        "\(transfers)/\(key.app)/\(key.identifier).partial"
-    }
-}

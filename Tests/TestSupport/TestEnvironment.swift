@@ -134,6 +134,19 @@ public final class TestEnvironment: @unchecked Sendable {
 
     public func events(_ type: Event.Kind) -> [Event] { events().filter { $0.type == type } }
 
+    /// ``waitUntil(_:timeout:_:)`` for async tests: sleeps without holding a thread of the
+    /// cooperative pool, which servers running in the same process (the loopback HTTP server)
+    /// need for their own tasks.
+    public func eventually(_ what: String, timeout: TimeInterval = 10, _ condition: () throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        if try condition() { return }
+        throw TestFailure("timed out after \(timeout) s waiting for \(what)")
+    }
+
     /// Waits for `condition`, checking every 20 ms, up to `timeout` seconds.
     public func waitUntil(_ what: String, timeout: TimeInterval = 10, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)

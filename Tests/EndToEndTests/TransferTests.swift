@@ -1,0 +1,186 @@
+import Foundation
+import LoopbackServer
+import TaskState
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Background transfers carried by the real `bgtaskd`, handed over with the real `bgctl`, against
+/// an HTTP server on loopback with ranges and fault injection.
+@Suite struct TransferTests {
+    static let app = "com.example.fetcher"
+
+    private func setUp(_ env: TestEnvironment, settings: [String: Any] = [:]) throws {
+        try env.addApp(Self.app, identifiers: ["com.example.fetcher.refresh"], script: "exit 0")
+        if !settings.isEmpty { try env.writeSettings(settings) }
+    }
+
+    private func transfer(_ env: TestEnvironment, _ id: String) -> TransferRecord? {
+        let path = env.paths.transfer(TaskKey(app: try! Identifier(validating: Self.app), identifier: try! Identifier(validating: id)))
+        return (try? StateFiles.read(path)).flatMap { try? JSONFormat.decode(TransferRecord.self, from: $0) }
+    }
+
+    private func download(_ env: TestEnvironment, _ id: String, _ url: String, _ extra: String...) throws -> TestEnvironment.Result {
+        try env.run(TestEnvironment.binaries + "/bgctl",
+                    ["transfer", "download", "--app", Self.app, "--id", id, url, "--to", "\(id).bin"] + extra
+                        + ["--state", env.state, "--config", env.config])
+    }
+
+    private func downloaded(_ env: TestEnvironment, _ id: String) -> Data? {
+        FileManager.default.contents(atPath: "\(env.state)/downloads/\(Self.app)/\(id).bin")
+    }
+
+    private func expected(size: Int64, seed: UInt64) -> Data {
+        Data(GeneratedBytes(size: size, seed: seed).bytes(0..<size))
+    }
+
+    @Test func aDownloadSurvivesASchedulerCrashAndArrivesByteExact() async throws {
+        let env = try TestEnvironment()
+        try setUp(env)
+        let size: Int64 = 12_000_000
+        let server = try await LoopbackServer.start(routes: [
+            "/big": Route(.generated(size: size, seed: 5), faults: Faults(bytesPerSecond: 3_000_000)),
+        ])
+        let daemon = try env.startDaemon()
+        #expect(try download(env, "big", server.url("/big")).status == 0)
+        try await env.eventually("a third of the bytes") { (self.transfer(env, "big")?.bytesTransferred ?? 0) > size / 3 }
+
+        daemon.crash()
+        let partial = env.paths.transferPartialData(TaskKey(app: try Identifier(validating: Self.app), identifier: try Identifier(validating: "big")))
+        let kept = try #require(StateFiles.size(of: partial))
+        #expect(kept > 0 && kept < Int(size))
+
+        let second = try env.startDaemon()
+        defer { second.stop() }
+        try await env.eventually("the download to finish", timeout: 20) { self.transfer(env, "big")?.state == .completed }
+        #expect(downloaded(env, "big") == expected(size: size, seed: 5))
+        #expect(!StateFiles.exists(partial))
+        // The second scheduler asked for the rest of the same entity, not for all of it again.
+        let resumed = server.requests(for: "/big").dropFirst()
+        #expect(resumed.contains { ($0.range ?? "").hasPrefix("bytes=") && $0.range != "bytes=0-" && $0.ifRange != nil && $0.status == 206 },
+                "\(server.requests(for: "/big"))")
+        await server.shutdown()
+    }
+
+    @Test func earliestBeginDateIsAFloorAndDiscretionaryWaitsForPower() async throws {
+        let env = try TestEnvironment()
+        try setUp(env)
+        let server = try await LoopbackServer.start()
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        #expect(try env.bgctl("conditions", "set", "power=battery").status == 0)
+
+        #expect(try download(env, "later", server.url("/generated/1000?seed=2"), "--earliest", "+1.5").status == 0)
+        #expect(try download(env, "frugal", server.url("/generated/1000?seed=3"), "--discretionary").status == 0)
+        try await env.eventually("the dated one to finish") { self.transfer(env, "later")?.state == .completed }
+        let earliest = try #require(transfer(env, "later")?.earliestBeginDate)
+        let created = try #require(env.events(.transferCreated).first { $0.identifier?.rawValue == "later" })
+        let started = try #require(env.events(.transferStarted).first { $0.identifier?.rawValue == "later" })
+        #expect(earliest.timeIntervalSince(created.time) > 1.2, "the date was in the future when the transfer was created")
+        // Times are written to the millisecond.
+        #expect(started.time.timeIntervalSince(earliest) >= -0.001, "started \(started.time.timeIntervalSince(earliest)) s after its date")
+
+        #expect(transfer(env, "frugal")?.state == .waiting, "discretionary waits while on battery")
+        #expect(server.requests(for: "/generated/1000").count == 1)
+        #expect(try env.bgctl("conditions", "set", "power=ac").status == 0)
+        try await env.eventually("the discretionary one to finish on power") { self.transfer(env, "frugal")?.state == .completed }
+        #expect(downloaded(env, "frugal") == expected(size: 1000, seed: 3))
+        await server.shutdown()
+    }
+
+    @Test func transientErrorsRetryWithBackoffAndPermanentOnesFail() async throws {
+        let env = try TestEnvironment()
+        try setUp(env, settings: ["transferRetryInitialSeconds": 0.2])
+        let server = try await LoopbackServer.start(routes: [
+            "/flaky": Route(.generated(size: 50_000, seed: 9), nextRequests: [Faults(status: 503), Faults(dropAfter: 20_000)]),
+            "/gone": Route(.generated(size: 10, seed: 1), faults: Faults(status: 404)),
+        ])
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        #expect(try download(env, "flaky", server.url("/flaky")).status == 0)
+        #expect(try download(env, "gone", server.url("/gone")).status == 0)
+        try await env.eventually("the flaky one to arrive") { self.transfer(env, "flaky")?.state == .completed }
+        #expect(transfer(env, "flaky")?.retries == 2)
+        #expect(env.events(.transferRetrying).filter { $0.identifier?.rawValue == "flaky" }.count == 2)
+        #expect(downloaded(env, "flaky") == expected(size: 50_000, seed: 9))
+
+        try await env.eventually("the 404 to fail") { self.transfer(env, "gone")?.state == .failed }
+        #expect(transfer(env, "gone")?.lastError?.contains("404") == true)
+        #expect(downloaded(env, "gone") == nil, "no file for a failed download")
+        await server.shutdown()
+    }
+
+    @Test func pauseResumeAndCancelFromTheCommandLine() async throws {
+        let env = try TestEnvironment()
+        try setUp(env)
+        let size: Int64 = 6_000_000
+        let server = try await LoopbackServer.start(routes: [
+            "/slow": Route(.generated(size: size, seed: 11), faults: Faults(bytesPerSecond: 2_000_000)),
+            "/doomed": Route(.generated(size: size, seed: 12), faults: Faults(bytesPerSecond: 1_000_000)),
+        ])
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        #expect(try download(env, "slow", server.url("/slow")).status == 0)
+        #expect(try download(env, "doomed", server.url("/doomed")).status == 0)
+        try await env.eventually("some bytes") { (self.transfer(env, "slow")?.bytesTransferred ?? 0) > 500_000 }
+
+        let paused = try env.bgctl("transfer", "pause", "--app", Self.app, "--id", "slow")
+        #expect(paused.stdout == "paused slow\n", "\(paused)")
+        #expect(transfer(env, "slow")?.state == .paused)
+        let cancelled = try env.bgctl("transfer", "cancel", "--app", Self.app, "--id", "doomed")
+        #expect(cancelled.stdout == "cancelled doomed\n", "\(cancelled)")
+        try await env.eventually("the cancelled one's partial data to go") {
+            !StateFiles.exists(env.paths.transferPartialData(TaskKey(app: try Identifier(validating: Self.app), identifier: try Identifier(validating: "doomed"))))
+        }
+        #expect(transfer(env, "doomed")?.state == .cancelled)
+
+        #expect(try env.bgctl("transfer", "resume", "--app", Self.app, "--id", "slow").stdout == "resumed slow\n")
+        try await env.eventually("the resumed one to finish") { self.transfer(env, "slow")?.state == .completed }
+        #expect(downloaded(env, "slow") == expected(size: size, seed: 11))
+        #expect(server.requests(for: "/slow").count >= 2)
+        #expect(server.requests(for: "/slow").last?.status == 206, "resumed with a range")
+        let again = try env.bgctl("transfer", "pause", "--app", Self.app, "--id", "slow")
+        #expect(again.status == 1)
+        #expect(again.stderr == "bgctl: noSuchTask: no active transfer with identifier slow for \(Self.app)\n")
+        await server.shutdown()
+    }
+
+    @Test func uploadsArriveByteExact() async throws {
+        let env = try TestEnvironment()
+        try setUp(env)
+        let server = try await LoopbackServer.start()
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let source = env.root + "/photo.heic"
+        let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        try Data(bytes).write(to: URL(fileURLWithPath: source))
+        let result = try env.bgctl("transfer", "upload", "--app", Self.app, "--id", "photo", server.url("/upload/photo.heic"), source)
+        #expect(result.status == 0, "\(result)")
+        try await env.eventually("the upload") { self.transfer(env, "photo")?.state == .completed }
+        var hash = SHA256()
+        hash.update(bytes)
+        let received = try #require(server.receivedUpload("/upload/photo.heic"))
+        #expect(received.byteCount == 3_000_000)
+        #expect(received.sha256 == hash.hexDigest())
+        await server.shutdown()
+    }
+
+    @Test func badTransfersAreRefusedInOneLine() throws {
+        let env = try TestEnvironment()
+        try setUp(env)
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let escape = try env.run(TestEnvironment.binaries + "/bgctl",
+                                 ["transfer", "download", "--app", Self.app, "--id", "x", "http://127.0.0.1:9/x", "--to", "../outside",
+                                  "--state", env.state, "--config", env.config])
+        #expect(escape.status == 1)
+        #expect(escape.stderr.hasPrefix("bgctl: invalidCommand: a download needs a destination: a file name inside the app's downloads folder"))
+        let ftp = try download(env, "y", "ftp://127.0.0.1/file")
+        #expect(ftp.status == 1)
+        #expect(ftp.stderr == "bgctl: invalidCommand: 'ftp://127.0.0.1/file' is not an http or https URL\n")
+        #expect(try env.list()["transfers"] as? [Any] == nil || (try env.list()["transfers"] as? [Any])?.isEmpty == true)
+        #expect(daemon.isRunning)
+    }
+}
