@@ -217,7 +217,7 @@ public enum CommandAction: Hashable, Sendable {
     case resumeTransfer(app: Identifier, identifier: Identifier)
 
     /// The `type` written on disk.
-    public enum Name: String, Codable, Sendable {
+    public enum Name: String, Codable, Sendable, CaseIterable {
         case submit, cancel, cancelAll, simulateLaunch, simulateExpiration, complete, beginFinishing
         case setAppEnabled, setConditions, clearConditions, attach, detach
         case transferCreate, transferCancel, transferPause, transferResume
