@@ -8,8 +8,8 @@ import TaskState
 struct BGBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgbench",
-        abstract: "bgtop's benchmarks: the scheduler (default) and the dashboard. See docs/performance.md.",
-        subcommands: [SchedulerBench.self, DashboardBench.self],
+        abstract: "bgtop's benchmarks: the scheduler (default), the dashboard and background transfers. See docs/performance.md.",
+        subcommands: [SchedulerBench.self, DashboardBench.self, TransferBench.self],
         defaultSubcommand: SchedulerBench.self)
 }
 
