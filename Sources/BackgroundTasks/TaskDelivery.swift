@@ -44,8 +44,7 @@ final class TaskDelivery: Sendable {
     private let guarded = Mutex<Guarded>(Guarded())
     /// Serialises reading the folder and acting on it, whichever thread asks.
     private let scanning = Mutex<Void>(())
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakePipe: WakePipe
     private let pid = getpid()
     /// Read only by the delivery thread once it runs.
     private nonisolated(unsafe) let watcher: ChangeWatcher
@@ -56,16 +55,11 @@ final class TaskDelivery: Sendable {
         connection = SchedulerConnection(context: context)
         self.handlers = handlers
         self.logger = logger
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            throw .init(.unavailable, "cannot create a pipe: \(String(cString: strerror(errno)))")
+        do {
+            wakePipe = try WakePipe()
+        } catch {
+            throw .init(.unavailable, "\(error)")
         }
-        for end in fds {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
         do {
             watcher = try ChangeWatcher()
             try watcher.watch(context.paths.tasks, mask: UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
@@ -81,7 +75,7 @@ final class TaskDelivery: Sendable {
     /// Installs the expiration signal handler and starts the thread.
     func start() throws(BGTaskScheduler.Error) {
         let signal = SignalName.number(of: context.manifest.expirationSignal) ?? SIGUSR1
-        guard bg_signal_to_pipe(signal, wakeWrite) == 0 else {
+        guard bg_signal_to_pipe(signal, wakePipe.writeEnd) == 0 else {
             throw .init(.unavailable, "cannot handle \(context.manifest.expirationSignal): \(String(cString: strerror(errno)))")
         }
         let thread = Thread { [self] in self.run() }
@@ -97,12 +91,11 @@ final class TaskDelivery: Sendable {
             }
             scan()
             var entries = [pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                           pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
             let until = guarded.withLock { $0.expectedUntil }
             let timeout = until.map { Int32(max(0, min($0.timeIntervalSinceNow * 1000 + 1, 60_000))) } ?? -1
             if poll(&entries, 2, timeout) < 0 && errno != EINTR { return }
-            var byte: UInt8 = 0
-            while read(wakeRead, &byte, 1) > 0 {}
+            wakePipe.drain()
             for change in watcher.drain() where change.directory == context.tasksDirectory && change.name.isEmpty
                 && change.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
                 watchingAppFolder = false
@@ -113,8 +106,7 @@ final class TaskDelivery: Sendable {
 
     /// Wakes the thread to read the folder again.
     func poke() {
-        var byte: UInt8 = 0
-        _ = write(wakeWrite, &byte, 1)
+        wakePipe.wake()
     }
 
     // MARK: - Reading the folder

@@ -26,9 +26,9 @@ final class KernelWait {
     private let timerDescriptor: Int32
     private var pidDescriptors: [Int32: Int32] = [:]
     /// A pipe another thread writes to, to stop a scheduler that runs inside another program.
-    private let stopPipe: (read: Int32, write: Int32)
+    private let stopPipe: WakePipe
     /// A pipe other threads write to when they have handed the loop something.
-    private let notifyPipe: (read: Int32, write: Int32)
+    private let notifyPipe: WakePipe
 
     /// Blocks `signals` for normal delivery and reads them through a signalfd instead.
     init(signals: [Int32]) throws {
@@ -48,42 +48,28 @@ final class KernelWait {
         timerDescriptor = bg_timerfd_create()
         guard timerDescriptor >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "bgtaskd", errno: errno) }
         watcher = try ChangeWatcher()
-        stopPipe = try Self.makePipe()
-        notifyPipe = try Self.makePipe()
-    }
-
-    private static func makePipe() throws -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw StateError.system(operation: "cannot create pipe for", path: "bgtaskd", errno: errno) }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        return (ends[0], ends[1])
+        stopPipe = try WakePipe()
+        notifyPipe = try WakePipe()
     }
 
     /// Wakes the loop with ``Wake/notified`` set. Safe to call from any thread.
     func notify() {
-        var byte: UInt8 = 1
-        _ = write(notifyPipe.write, &byte, 1)
+        notifyPipe.wake()
     }
 
-    /// The write end of the notify pipe, for a closure that must not hold this object.
-    var notifyDescriptor: Int32 { notifyPipe.write }
+    /// The notify pipe, for a closure that must not hold this object.
+    var notifier: WakePipe { notifyPipe }
 
     /// Wakes the loop with ``Wake/stopRequested`` set. Safe to call from any thread.
     func requestStop() {
-        var byte: UInt8 = 1
-        _ = write(stopPipe.write, &byte, 1)
+        stopPipe.wake()
     }
 
     deinit {
         close(signalDescriptor)
         close(timerDescriptor)
-        close(stopPipe.read)
-        close(stopPipe.write)
-        close(notifyPipe.read)
-        close(notifyPipe.write)
+        stopPipe.close()
+        notifyPipe.close()
         for descriptor in pidDescriptors.values { close(descriptor) }
     }
 
@@ -115,8 +101,8 @@ final class KernelWait {
             pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: notifyPipe.read, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopPipe.readEnd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: notifyPipe.readEnd, events: Int16(POLLIN), revents: 0),
         ]
         let watched = pidDescriptors.sorted { $0.key < $1.key }
         for (_, descriptor) in watched { entries.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
@@ -137,8 +123,7 @@ final class KernelWait {
         }
         if entries[3].revents != 0 { wake.stopRequested = true }
         if entries[4].revents != 0 {
-            var buffer = [UInt8](repeating: 0, count: 256)
-            while read(notifyPipe.read, &buffer, buffer.count) > 0 {}
+            notifyPipe.drain()
             wake.notified = true
         }
         for (index, (pid, _)) in watched.enumerated() where entries[5 + index].revents != 0 {

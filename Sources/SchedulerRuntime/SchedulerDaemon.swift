@@ -131,11 +131,8 @@ public final class SchedulerDaemon {
                            message: "bgtaskd \(Self.version) started (pid \(getpid())) on \(paths.root)"))
         for event in recoveryEvents { state.record(event) }
         state.updateCatalog(ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
-        let notifyDescriptor = wait.notifyDescriptor
-        transferRunner = TransferRunner(paths: paths) {
-            var byte: UInt8 = 1
-            _ = write(notifyDescriptor, &byte, 1)
-        }
+        let notifier = wait.notifier
+        transferRunner = TransferRunner(paths: paths) { notifier.wake() }
         state.requeueInterruptedTransfers(now: now)
         state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
         state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }

@@ -73,6 +73,11 @@ struct TransferCommand: ParsableCommand {
     struct Target: ParsableArguments {
         @Option(help: "The app's identifier.") var app: String
         @Option(help: "The transfer's identifier.") var id: String
+
+        /// Sends the command `make` builds for this transfer.
+        func send(_ make: (Identifier, Identifier) -> CommandAction, locations: LocationOptions) throws {
+            try CommandSender(locations: locations).send(make(try identifier(app, "app"), try identifier(id, "identifier")))
+        }
     }
 
     struct CancelTransfer: ParsableCommand {
@@ -81,8 +86,7 @@ struct TransferCommand: ParsableCommand {
         @OptionGroup var target: Target
 
         func run() throws {
-            try CommandSender(locations: locations).send(
-                .cancelTransfer(app: try identifier(target.app, "app"), identifier: try identifier(target.id, "identifier")))
+            try target.send(CommandAction.cancelTransfer, locations: locations)
         }
     }
 
@@ -92,8 +96,7 @@ struct TransferCommand: ParsableCommand {
         @OptionGroup var target: Target
 
         func run() throws {
-            try CommandSender(locations: locations).send(
-                .pauseTransfer(app: try identifier(target.app, "app"), identifier: try identifier(target.id, "identifier")))
+            try target.send(CommandAction.pauseTransfer, locations: locations)
         }
     }
 
@@ -103,8 +106,7 @@ struct TransferCommand: ParsableCommand {
         @OptionGroup var target: Target
 
         func run() throws {
-            try CommandSender(locations: locations).send(
-                .resumeTransfer(app: try identifier(target.app, "app"), identifier: try identifier(target.id, "identifier")))
+            try target.send(CommandAction.resumeTransfer, locations: locations)
         }
     }
 }

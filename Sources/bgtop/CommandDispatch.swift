@@ -13,28 +13,19 @@ final class CommandDispatch: Sendable {
 
     private let channel: CommandChannel
     private let results = Mutex<[Result]>([])
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakePipe: WakePipe
 
     init(paths: StatePaths) throws {
         channel = CommandChannel(paths: paths)
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw StateError.system(operation: "cannot create pipe for", path: "bgtop", errno: errno) }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        wakeRead = ends[0]
-        wakeWrite = ends[1]
+        wakePipe = try WakePipe()
     }
 
     deinit {
-        close(wakeRead)
-        close(wakeWrite)
+        wakePipe.close()
     }
 
     /// The descriptor that becomes readable when results are waiting.
-    var descriptor: Int32 { wakeRead }
+    var descriptor: Int32 { wakePipe.readEnd }
 
     func send(_ action: CommandAction, summary: String) {
         let command = Command(issuedAt: Date(), issuerPID: getpid(), action: action)
@@ -57,15 +48,13 @@ final class CommandDispatch: Sendable {
                 result = Result(text: "\(summary): \(error)", isError: true)
             }
             results.withLock { $0.append(result) }
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
+            wakePipe.wake()
         }
     }
 
     /// Takes the results that arrived.
     func take() -> [Result] {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &buffer, buffer.count) > 0 {}
+        wakePipe.drain()
         return results.withLock { pending in
             defer { pending.removeAll() }
             return pending

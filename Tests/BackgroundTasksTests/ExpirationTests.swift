@@ -17,10 +17,7 @@ import Testing
         try env.addFixture(mode: "spin")
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        #expect(try env.bgctl("submit", "--app", TestEnvironment.fixtureID, "--id", TestEnvironment.refreshID,
-                              "--kind", "refresh", "--earliest", "+3600").status == 0)
-        #expect(try env.bgctl("simulate-launch", TestEnvironment.refreshID).status == 0)
-        try env.waitUntil("the handler to start spinning") { !env.fixtureEvents("started").isEmpty }
+        try env.launchFixtureTask()
 
         #expect(try env.bgctl("simulate-expiration", TestEnvironment.refreshID).status == 0)
         try env.waitUntil("the expiration handler") { !env.fixtureEvents("expired").isEmpty }
@@ -56,10 +53,7 @@ import Testing
         try env.addFixture(mode: "async-sleep")
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        #expect(try env.bgctl("submit", "--app", TestEnvironment.fixtureID, "--id", TestEnvironment.refreshID,
-                              "--kind", "refresh", "--earliest", "+3600").status == 0)
-        #expect(try env.bgctl("simulate-launch", TestEnvironment.refreshID).status == 0)
-        try env.waitUntil("the handler to start") { !env.fixtureEvents("started").isEmpty }
+        try env.launchFixtureTask()
         #expect(try env.bgctl("simulate-expiration", TestEnvironment.refreshID).status == 0)
         try env.waitUntil("the sleep to be cancelled") { !env.fixtureEvents("cancelled").isEmpty }
         #expect(env.fixtureEvents("cancelled")[0].detail == "CancellationError")
@@ -73,10 +67,7 @@ import Testing
         try env.addFixture(mode: "never")
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        #expect(try env.bgctl("submit", "--app", TestEnvironment.fixtureID, "--id", TestEnvironment.refreshID,
-                              "--kind", "refresh", "--earliest", "+3600").status == 0)
-        #expect(try env.bgctl("simulate-launch", TestEnvironment.refreshID).status == 0)
-        try env.waitUntil("the handler to start") { !env.fixtureEvents("started").isEmpty }
+        try env.launchFixtureTask()
         let pid = env.fixtureEvents("started")[0].pid
         #expect(try env.bgctl("simulate-expiration", TestEnvironment.refreshID).status == 0)
         try env.waitUntil("the kill") { !env.events(.killed).isEmpty }

@@ -27,6 +27,16 @@ extension TestEnvironment {
 
     var fixtureRecord: String { "\(root)/fixture.jsonl" }
 
+    /// Submits the fixture's refresh for later, launches it now with `simulate-launch`, and waits
+    /// for its handler to start.
+    func launchFixtureTask() throws {
+        let submitted = try bgctl("submit", "--app", Self.fixtureID, "--id", Self.refreshID, "--kind", "refresh", "--earliest", "+3600")
+        guard submitted.status == 0 else { throw TestFailure("submit failed: \(submitted)") }
+        let launched = try bgctl("simulate-launch", Self.refreshID)
+        guard launched.status == 0 else { throw TestFailure("simulate-launch failed: \(launched)") }
+        try waitUntil("the handler to start") { !fixtureEvents("started").isEmpty }
+    }
+
     /// The environment a program started by hand (not by the scheduler) gets.
     var appEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
