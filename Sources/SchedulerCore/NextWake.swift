@@ -32,7 +32,14 @@ extension SchedulerState {
     /// Whether some request waits only on probed (not simulated) machine conditions, so the
     /// runtime should look at the machine again after a while.
     public func isWaitingOnConditions(at now: Date) -> Bool {
-        requests.values.contains { request in
+        let transferWaits = transfers.values.contains { record in
+            guard record.state == .waiting else { return false }
+            let blockers = transferBlockers(for: record, at: now)
+            let probed = blockers.filter { ($0 == .network && !conditions.isSimulated(.network))
+                || ($0 == .externalPower && !conditions.isSimulated(.power)) }
+            return !probed.isEmpty && blockers.allSatisfy { probed.contains($0) || $0 == .earliestBeginDate || $0 == .retryBackoff }
+        }
+        return transferWaits || requests.values.contains { request in
             let blockers = blockers(for: request, at: now)
             guard !blockers.isEmpty else { return false }
             return blockers.allSatisfy { blocker in

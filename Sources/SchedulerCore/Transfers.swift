@@ -143,7 +143,10 @@ extension SchedulerState {
 
     /// The waiting transfers to start at `now`, within the concurrency limit: smaller expected
     /// sizes first, then the oldest. They are marked running; the runtime starts their attempts.
-    public mutating func dueTransfers(at now: Date) -> [TransferAction] {
+    ///
+    /// `busy` are the transfers whose previous attempt has not reported its end yet (paused or
+    /// cancelled a moment ago): they wait for that report, so one transfer never has two attempts.
+    public mutating func dueTransfers(at now: Date, busy: Set<TaskKey> = []) -> [TransferAction] {
         var actions: [TransferAction] = []
         for record in transfers.values.sorted(by: { $0.key < $1.key }) where record.state.isActive && record.resourceDeadline <= now {
             actions += failTransfer(record, message: "gave up after its resource timeout of \(Self.seconds(record.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))", now: now)
@@ -152,12 +155,14 @@ extension SchedulerState {
         let free = max(0, settings.maximumConcurrentTransfers - running)
         guard free > 0 else { return actions }
         let ready = transfers.values
-            .filter { $0.state == .waiting && transferBlockers(for: $0, at: now).isEmpty }
+            .filter { $0.state == .waiting && !busy.contains($0.key) && transferBlockers(for: $0, at: now).isEmpty }
             .sorted { ($0.bytesExpected ?? .max, $0.createdAt, $0.key) < ($1.bytesExpected ?? .max, $1.createdAt, $1.key) }
         for var record in ready.prefix(free) {
             record.state = .running
             record.retryAt = nil
             record.updatedAt = now
+            // An upload is sent whole each attempt.
+            if record.direction == .upload { record.bytesTransferred = 0 }
             setTransfer(record)
             let from = record.bytesTransferred > 0 ? " from byte \(record.bytesTransferred)" : ""
             self.record(Event(time: now, type: .transferStarted, app: record.app, identifier: record.identifier,
@@ -191,7 +196,8 @@ extension SchedulerState {
         record.updatedAt = now
         switch end {
         case .completed(let status):
-            guard record.state == .running else { return }
+            // Paused a moment too late: the bytes are all there, so it is complete all the same.
+            guard record.state == .running || record.state == .paused else { return }
             record.state = .completed
             record.finishedAt = now
             record.lastError = nil
@@ -226,7 +232,6 @@ extension SchedulerState {
 
     private mutating func failTransfer(_ record: TransferRecord, message: String, now: Date) -> [TransferAction] {
         var record = record
-        let wasRunning = record.state == .running
         record.state = .failed
         record.lastError = message
         record.finishedAt = now
@@ -235,7 +240,8 @@ extension SchedulerState {
         setTransfer(record)
         self.record(Event(time: now, type: .transferFailed, app: record.app, identifier: record.identifier,
                           message: "\(record.app): transfer \(record.identifier) failed: \(message)"))
-        return wasRunning ? [.cancel(record.key)] : []
+        // Stops a running attempt, and removes a waiting download's partial data either way.
+        return [.cancel(record.key)]
     }
 
     /// After a scheduler start: attempts that were running died with the old scheduler; those

@@ -278,7 +278,7 @@ public final class SchedulerDaemon {
         for plan in state.dueLaunches(at: now) { _ = launch(plan, now: now) }
         state.forgetFinishedTransfers(at: now)
         transferActions += state.takeTransferActions()
-        transferActions += state.dueTransfers(at: now)
+        transferActions += state.dueTransfers(at: now, busy: transferRunner.runningKeys)
         var nextWake = state.nextWake(after: now)
         if state.isWaitingOnConditions(at: now) {
             let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)

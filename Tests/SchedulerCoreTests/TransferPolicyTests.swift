@@ -313,7 +313,7 @@ struct TransferPolicyTests {
         #expect(changes.events.first?.message == "com.example.news: transfer ok completed (2048 bytes, HTTP 206)")
     }
 
-    @Test("at the resource deadline an active transfer fails for good; a running one is also cancelled")
+    @Test("at the resource deadline an active transfer fails for good and is cancelled (stopping an attempt, removing partial data)")
     func resourceDeadline() throws {
         var state = makeState()
         state.createTransfer(download("running", resourceTimeout: 60), at: t0)
@@ -328,7 +328,7 @@ struct TransferPolicyTests {
 
         let actions = state.dueTransfers(at: at(60))
         let fresh = try #require(state.transfer("fresh"))
-        #expect(actions == [.cancel(transferKey("running")), .start(fresh)])
+        #expect(actions == [.cancel(transferKey("paused")), .cancel(transferKey("running")), .cancel(transferKey("waiting")), .start(fresh)])
         for name in ["paused", "running", "waiting"] {
             let record = try #require(state.transfer(name))
             #expect(record.state == .failed, "\(name)")
@@ -687,5 +687,40 @@ extension SchedulerState {
             }
             return record.key
         }
+    }
+}
+
+@Suite("TransferPolicy: attempts that have not ended yet")
+struct TransferAttemptOverlapTests {
+    @Test("a transfer paused and resumed at once waits for its old attempt's end before starting again")
+    func resumeWaitsForTheOldAttempt() throws {
+        var state = makeState()
+        state.createTransfer(download("quick"), at: t0)
+        #expect(state.startDue(at: t0) == [transferKey("quick")])
+        state.run(.pauseTransfer(app: Apps.news, identifier: ident("quick")), at: t0)
+        state.run(.resumeTransfer(app: Apps.news, identifier: ident("quick")), at: t0)
+        #expect(state.dueTransfers(at: t0, busy: [transferKey("quick")]).isEmpty, "the old attempt still runs")
+        state.transferEnded(transferKey("quick"), .paused, bytesTransferred: 10, bytesExpected: 100, now: t0)
+        #expect(state.transfer("quick")?.state == .waiting, "the late end of the old attempt leaves it waiting")
+        #expect(state.dueTransfers(at: t0, busy: []).count == 1)
+    }
+
+    @Test("a transfer held only by a probed condition makes the scheduler look at the machine again; a simulated one does not")
+    func waitingOnPowerAsksForAProbe() {
+        var state = makeState(probed: Conditions(externalPower: false))
+        state.createTransfer(download("frugal", discretionary: true), at: t0)
+        #expect(state.isWaitingOnConditions(at: t0))
+        state.run(.setConditions(ConditionOverrides(externalPower: false)), at: t0)
+        #expect(!state.isWaitingOnConditions(at: t0), "a person said battery: no probe changes that")
+    }
+
+    @Test("a completion that lands just after a pause completes the transfer")
+    func completionAfterPause() {
+        var state = makeState()
+        state.createTransfer(download("late"), at: t0)
+        _ = state.startDue(at: t0)
+        state.run(.pauseTransfer(app: Apps.news, identifier: ident("late")), at: t0)
+        state.transferEnded(transferKey("late"), .completed(statusCode: 200), bytesTransferred: 100, bytesExpected: 100, now: t0)
+        #expect(state.transfer("late")?.state == .completed)
     }
 }
