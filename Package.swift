@@ -138,7 +138,7 @@ let package = Package(
         // The library against the real scheduler and real app processes (the examples and the fixture).
         .testTarget(
             name: "BackgroundTasksTests",
-            dependencies: ["TaskState", "CLinuxSupport", "TestSupport", "bgtaskd", "bgctl", "Stormy", "Tidy", "TaskAppFixture"]
+            dependencies: ["TaskState", "CLinuxSupport", "TestSupport", "LoopbackServer", "bgtaskd", "bgctl", "Stormy", "Tidy", "TaskAppFixture"]
         ),
     ]
 )

@@ -47,6 +47,10 @@ struct AppContext: Sendable {
 
     /// Whether the manifest lets the app use `identifier` as `kind`, and if not, why.
     func permission(for identifier: String, kind: TaskKind) -> BGTaskScheduler.Error? {
+        if kind == .urlSession {
+            // A session's identifier needs no permission, only to be usable as a file name.
+            return Identifier.isValid(identifier) ? nil : .init(.notPermitted, "'\(identifier)' is not a valid session identifier")
+        }
         guard let id = try? Identifier(validating: identifier), manifest.permittedIdentifiers.contains(id) else {
             return .init(.notPermitted, "\(identifier) is not in \(app)'s permittedIdentifiers")
         }

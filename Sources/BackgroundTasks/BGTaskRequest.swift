@@ -36,7 +36,7 @@ public class BGTaskRequest: CustomStringConvertible {
             request.requiresExternalPower = pending.requiresExternalPower
             request.earliestBeginDate = pending.earliestBeginDate
             return request
-        case .appRefresh, .finishing:
+        case .appRefresh, .finishing, .urlSession:
             let request = BGAppRefreshTaskRequest(identifier: pending.identifier.rawValue)
             request.earliestBeginDate = pending.earliestBeginDate
             return request

@@ -19,6 +19,8 @@ public final class BGTaskScheduler: Sendable {
 
     private struct Guarded {
         var handlers: [String: LaunchHandler] = [:]
+        /// Identifiers registered for session events: not task identifiers the scheduler hands over.
+        var sessionHandlers: Set<String> = []
         var launchFinished = false
         var context: Result<AppContext, Error>?
         var delivery: TaskDelivery?
@@ -57,7 +59,7 @@ public final class BGTaskScheduler: Sendable {
     /// and when the manifest lacks the background mode the kind needs.
     @discardableResult
     public func register(_ task: BackgroundTask, action: @escaping @Sendable () async -> Void) -> Bool {
-        register(task.identifier, kinds: [task.kind == .appRefresh ? .appRefresh : .processing], handler: .async(action: action))
+        register(task.identifier, kinds: [task.taskKind], handler: .async(action: action))
     }
 
     private func register(_ identifier: String, kinds: [TaskKind], handler: LaunchHandler) -> Bool {
@@ -78,6 +80,7 @@ public final class BGTaskScheduler: Sendable {
             if state.launchFinished { return .tooLate }
             if state.handlers[identifier] != nil { return .duplicate }
             state.handlers[identifier] = handler
+            if kinds == [.urlSession] { state.sessionHandlers.insert(identifier) }
             return .registered
         }
         switch outcome {
@@ -129,7 +132,8 @@ public final class BGTaskScheduler: Sendable {
         let result = guarded.withLock { state -> (TaskDelivery?, Bool, [String]) in
             let attach = attaching && !state.launchFinished
             if attaching { state.launchFinished = true }
-            if let delivery = state.delivery { return (delivery, attach, Array(state.handlers.keys)) }
+            let taskIdentifiers = Array(Set(state.handlers.keys).subtracting(state.sessionHandlers))
+            if let delivery = state.delivery { return (delivery, attach, taskIdentifiers) }
             let handlers: @Sendable (String) -> LaunchHandler? = { [weak self] id in
                 self?.guarded.withLock { $0.handlers[id] }
             }
@@ -137,7 +141,7 @@ public final class BGTaskScheduler: Sendable {
                 let delivery = try TaskDelivery(context: context, handlers: handlers, logger: logger, expected: expected)
                 try delivery.start()
                 state.delivery = delivery
-                return (delivery, attach, Array(state.handlers.keys))
+                return (delivery, attach, taskIdentifiers)
             } catch {
                 logger.error("background tasks are unavailable: \(error.message)")
                 return (nil, false, [])

@@ -3,7 +3,7 @@
 public struct BackgroundTask: Hashable, Sendable {
     /// The kind of request the handler serves.
     public enum Kind: Hashable, Sendable {
-        case appRefresh, processing
+        case appRefresh, processing, urlSession
     }
 
     public let identifier: String
@@ -18,6 +18,21 @@ public struct BackgroundTask: Hashable, Sendable {
     public static func processing(_ identifier: String) -> BackgroundTask {
         BackgroundTask(identifier: identifier, kind: .processing)
     }
+
+    /// Runs when the scheduler launches the app to hear how the transfers of the background
+    /// session `identifier` ended: create the ``BGURLSession`` with that identifier and await
+    /// ``BGURLSession/deliverPendingEvents()`` in it.
+    public static func urlSession(_ identifier: String) -> BackgroundTask {
+        BackgroundTask(identifier: identifier, kind: .urlSession)
+    }
+
+    var taskKind: TaskKind {
+        switch kind {
+        case .appRefresh: return .appRefresh
+        case .processing: return .processing
+        case .urlSession: return .urlSession
+        }
+    }
 }
 
 /// How a registered identifier's tasks are run.
@@ -30,3 +45,4 @@ enum LaunchHandler: Sendable {
 }
 
 import Dispatch
+import TaskState

@@ -113,6 +113,7 @@ struct PanelContent {
         case .appRefresh: return "refresh"
         case .processing: return "process"
         case .finishing: return "finish"
+        case .urlSession: return "session"
         }
     }
 }

@@ -61,6 +61,8 @@ extension SchedulerState {
                 }
         case .resumeTransfer(let app, let identifier):
             result = resumeTransfer(app: app, identifier: identifier, command: command.id, now: now).map { ($0, identifier) }
+        case .acknowledgeTransfer(let app, let identifier):
+            result = acknowledgeTransfer(app: app, identifier: identifier).map { ($0, identifier) }
         }
         switch result {
         case .success(let (message, identifier)):
@@ -258,7 +260,8 @@ extension CommandAction {
         case .createTransfer(let request): return request.app
         case .cancel(let app, _), .cancelAll(let app), .complete(let app, _, _), .beginFinishing(let app, _, _),
              .setAppEnabled(let app, _), .attach(let app, _, _), .detach(let app, _),
-             .cancelTransfer(let app, _), .pauseTransfer(let app, _), .resumeTransfer(let app, _):
+             .cancelTransfer(let app, _), .pauseTransfer(let app, _), .resumeTransfer(let app, _),
+             .acknowledgeTransfer(let app, _):
             return app
         case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app
         case .setConditions, .clearConditions: return nil
@@ -271,7 +274,7 @@ extension CommandAction {
         case .createTransfer(let request): return request.identifier
         case .cancel(_, let identifier), .complete(_, let identifier, _), .simulateLaunch(let identifier, _),
              .simulateExpiration(let identifier, _), .cancelTransfer(_, let identifier), .pauseTransfer(_, let identifier),
-             .resumeTransfer(_, let identifier):
+             .resumeTransfer(_, let identifier), .acknowledgeTransfer(_, let identifier):
             return identifier
         default: return nil
         }

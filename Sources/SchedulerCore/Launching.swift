@@ -101,11 +101,13 @@ extension SchedulerState {
         record.launchCount += 1
         record.lastLaunchAt = now
         setApp(record)
+        noteSessionLaunch(plan, now: now)
     }
 
     /// The process for `plan` could not be started: the failure is logged and the requests are
     /// consumed, except for a simulated launch, which is refused and changes nothing.
     public mutating func recordLaunchFailure(_ plan: LaunchPlan, reason: String, now: Date) {
+        noteSessionLaunch(plan, now: now)
         for request in plan.requests {
             if !plan.simulated { removeRequest(request.key) }
             record(Event(time: now, type: .launchFailed, app: plan.app, identifier: request.identifier, kind: request.kind,

@@ -89,7 +89,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     /// The runtime budget for a kind of task.
     public func budget(for kind: TaskKind) -> TimeInterval {
         switch kind {
-        case .appRefresh: return appRefreshBudgetSeconds
+        case .appRefresh, .urlSession: return appRefreshBudgetSeconds
         case .processing: return processingBudgetSeconds
         case .finishing: return finishingBudgetSeconds
         }

@@ -30,6 +30,9 @@ extension SchedulerState {
         guard app(request.app).enabled else {
             return .failure(.unavailable("background work is switched off for \(request.app)"))
         }
+        if let session = request.session, !Identifier.isValid(session) {
+            return .failure(.invalidCommand("session identifier '\(session)' is not a valid identifier (letters, digits, '.', '-', '_')"))
+        }
         guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               url.host?.isEmpty == false else {
             return .failure(.invalidCommand("'\(request.url)' is not an http or https URL"))

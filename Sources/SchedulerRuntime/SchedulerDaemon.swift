@@ -275,7 +275,7 @@ public final class SchedulerDaemon {
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
     private func decideAndCommit(now: Date) throws {
         processActions += state.expire(at: now)
-        for plan in state.dueLaunches(at: now) { _ = launch(plan, now: now) }
+        for plan in state.dueLaunches(at: now) + state.dueSessionLaunches(at: now) { _ = launch(plan, now: now) }
         state.forgetFinishedTransfers(at: now)
         transferActions += state.takeTransferActions()
         transferActions += state.dueTransfers(at: now, busy: transferRunner.runningKeys)

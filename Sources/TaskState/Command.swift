@@ -122,6 +122,8 @@ public struct Command: Codable, Hashable, Sendable {
             action = .pauseTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .transferResume:
             action = .resumeTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
+        case .transferAcknowledge:
+            action = .acknowledgeTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         }
     }
 
@@ -181,7 +183,7 @@ public struct Command: Codable, Hashable, Sendable {
             wire.timeoutIntervalForRequest = request.timeoutIntervalForRequest
             wire.timeoutIntervalForResource = request.timeoutIntervalForResource
         case .cancelTransfer(let app, let identifier), .pauseTransfer(let app, let identifier),
-             .resumeTransfer(let app, let identifier):
+             .resumeTransfer(let app, let identifier), .acknowledgeTransfer(let app, let identifier):
             wire.app = app
             wire.identifier = identifier
         }
@@ -215,12 +217,14 @@ public enum CommandAction: Hashable, Sendable {
     case cancelTransfer(app: Identifier, identifier: Identifier)
     case pauseTransfer(app: Identifier, identifier: Identifier)
     case resumeTransfer(app: Identifier, identifier: Identifier)
+    /// The app has heard how a transfer ended: its record can go.
+    case acknowledgeTransfer(app: Identifier, identifier: Identifier)
 
     /// The `type` written on disk.
     public enum Name: String, Codable, Sendable, CaseIterable {
         case submit, cancel, cancelAll, simulateLaunch, simulateExpiration, complete, beginFinishing
         case setAppEnabled, setConditions, clearConditions, attach, detach
-        case transferCreate, transferCancel, transferPause, transferResume
+        case transferCreate, transferCancel, transferPause, transferResume, transferAcknowledge
     }
 
     public var name: Name {
@@ -241,6 +245,7 @@ public enum CommandAction: Hashable, Sendable {
         case .cancelTransfer: return .transferCancel
         case .pauseTransfer: return .transferPause
         case .resumeTransfer: return .transferResume
+        case .acknowledgeTransfer: return .transferAcknowledge
         }
     }
 }

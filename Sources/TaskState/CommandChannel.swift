@@ -34,21 +34,34 @@ public struct CommandChannel: Sendable {
         return waitForOutcome(of: command.id, watcher: watcher, timeout: timeout)
     }
 
-    /// Waits for `outcomes/<id>.json` to appear and reads it.
+    /// Waits for `outcomes/<id>.json` to appear and reads it. A scheduler that dies meanwhile
+    /// (seen through a pidfd, not by polling) leaves the command queued for the next one.
     public func waitForOutcome(of id: String, watcher: ChangeWatcher, timeout: TimeInterval) -> Delivery {
         let deadline = Date().addingTimeInterval(timeout)
         let path = paths.outcome(id)
+        let scheduler = schedulerPID.map { bg_pidfd_open($0) } ?? -1
+        defer { if scheduler >= 0 { close(scheduler) } }
         while true {
             if let data = try? StateFiles.read(path), let outcome = try? JSONFormat.decode(CommandOutcome.self, from: data) {
                 return .applied(outcome)
             }
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 { return .noAnswer }
-            if watcher.wait(timeout: remaining) { _ = watcher.drain() }
+            var entries = [pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: scheduler, events: Int16(POLLIN), revents: 0)]
+            let rc = poll(&entries, scheduler >= 0 ? 2 : 1, Int32(min(remaining * 1000 + 1, Double(Int32.max))))
+            if rc > 0 && entries[0].revents != 0 { _ = watcher.drain() }
+            if rc > 0 && scheduler >= 0 && entries[1].revents != 0 {
+                if let data = try? StateFiles.read(path), let outcome = try? JSONFormat.decode(CommandOutcome.self, from: data) {
+                    return .applied(outcome)
+                }
+                return .queued
+            }
         }
     }
 }
 
+import CLinuxSupport
 #if canImport(Glibc)
 import Glibc
 #endif

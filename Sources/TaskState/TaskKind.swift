@@ -6,13 +6,16 @@ public enum TaskKind: String, Codable, Sendable, CaseIterable, Comparable {
     case processing
     /// `beginBackgroundTask`: a running app finishing what the user started. Never pending.
     case finishing
+    /// The app is woken to hear how the transfers of a background session ended
+    /// (`handleEventsForBackgroundURLSession`). Never pending; the identifier is the session's.
+    case urlSession
 
     /// The manifest background mode that allows this kind, if it needs one.
     public var requiredBackgroundMode: BackgroundMode? {
         switch self {
         case .appRefresh: return .fetch
         case .processing: return .processing
-        case .finishing: return nil
+        case .finishing, .urlSession: return nil
         }
     }
 

@@ -53,6 +53,8 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     public var finishedAt: Date?
     /// Launch the app with reason `urlSession` when the transfer ends and no process of it runs.
     public var sessionSendsLaunchEvents: Bool?
+    /// When the scheduler launched the app to hear of this transfer's end (once per transfer).
+    public var eventsLaunchedAt: Date?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: Direction,
                 url: String, state: State, bytesTransferred: Int64 = 0, bytesExpected: Int64? = nil,

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import TaskState
 import TestSupport
 import Testing
@@ -74,5 +75,56 @@ import Glibc
         let third = try #require(env.fixtureEvents("started").last)
         #expect(third.pid != app)
         #expect(env.events(.launched).last?.message.contains("launched pid \(third.pid)") == true)
+    }
+}
+
+/// Background sessions: the app hands a transfer over and goes away; when it ends the scheduler
+/// launches the app with the reason `urlSession`, and the app hears how it ended.
+@Suite struct BackgroundSessionTests {
+    private func run(_ env: TestEnvironment, _ arguments: [String]) throws -> TestEnvironment.Result {
+        try env.runFixture(["session"] + arguments)
+    }
+
+    @Test func aFinishedDownloadLaunchesTheAppWhichHearsOfIt() async throws {
+        let env = try TestEnvironment()
+        try env.addFixture(mode: "session")
+        let server = try await LoopbackServer.start()
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+
+        let first = try run(env, ["download", server.url("/generated/300000?seed=4")])
+        #expect(first.status == 0, "\(first)")
+        let handedOver = try #require(env.fixtureEvents("handed-over").first)
+        try await env.eventually("the app to be launched for its session", timeout: 15) {
+            !env.fixtureEvents("events-finished").isEmpty
+        }
+        let handler = try #require(env.fixtureEvents("session-handler").first)
+        #expect(handler.detail == "urlSession")
+        #expect(handler.pid != handedOver.pid, "a new process heard of it")
+        let downloaded = try #require(env.fixtureEvents("downloaded").first)
+        #expect(downloaded.identifier == handedOver.identifier)
+        #expect(downloaded.detail.hasSuffix("/downloads/\(TestEnvironment.fixtureID)/\(handedOver.identifier) 300000"))
+        #expect(env.fixtureEvents("session-complete").first?.detail == "ok")
+        let launched = try #require(env.events(.launched).first { $0.reason == "urlSession" })
+        #expect(launched.identifier?.rawValue == "com.example.testapp.session")
+        try await env.eventually("the transfer to be acknowledged and the task completed") {
+            (try env.list()["transfers"] as? [Any])?.isEmpty == true && env.events(.completed).contains { $0.kind == .urlSession }
+        }
+        #expect(env.events(.launched).filter { $0.reason == "urlSession" }.count == 1, "one launch per finished transfer")
+        await server.shutdown()
+    }
+
+    @Test func anUploadThatFailsIsReportedWithTheSchedulersWords() async throws {
+        let env = try TestEnvironment()
+        try env.addFixture(mode: "session")
+        let server = try await LoopbackServer.start()
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let photo = env.root + "/photo.bin"
+        try Data(repeating: 7, count: 50_000).write(to: URL(fileURLWithPath: photo))
+        #expect(try run(env, ["upload", server.url("/upload/photo.bin?status=403"), photo]).status == 0)
+        try await env.eventually("the app to hear of the failure", timeout: 15) { !env.fixtureEvents("session-complete").isEmpty }
+        #expect(env.fixtureEvents("session-complete").first?.detail.contains("403") == true, "\(env.fixtureEvents())")
+        await server.shutdown()
     }
 }

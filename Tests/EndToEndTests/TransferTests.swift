@@ -117,14 +117,17 @@ import Glibc
         try setUp(env)
         let size: Int64 = 6_000_000
         let server = try await LoopbackServer.start(routes: [
-            "/slow": Route(.generated(size: size, seed: 11), faults: Faults(bytesPerSecond: 2_000_000)),
-            "/doomed": Route(.generated(size: size, seed: 12), faults: Faults(bytesPerSecond: 1_000_000)),
+            // The first attempt stalls after 1 MB, so the pause always lands while it runs.
+            "/slow": Route(.generated(size: size, seed: 11), nextRequests: [Faults(stallSeconds: 30, stallAfter: 1_000_000)]),
+            "/doomed": Route(.generated(size: size, seed: 12), faults: Faults(stallSeconds: 30, stallAfter: 500_000)),
         ])
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         #expect(try download(env, "slow", server.url("/slow")).status == 0)
         #expect(try download(env, "doomed", server.url("/doomed")).status == 0)
-        try await env.eventually("some bytes") { (self.transfer(env, "slow")?.bytesTransferred ?? 0) > 500_000 }
+        // The partial file is the truth; the record's count is updated at most four times a second.
+        let slowPartial = env.paths.transferPartialData(TaskKey(app: try Identifier(validating: Self.app), identifier: try Identifier(validating: "slow")))
+        try await env.eventually("some bytes") { (StateFiles.size(of: slowPartial) ?? 0) > 0 }
 
         let paused = try env.bgctl("transfer", "pause", "--app", Self.app, "--id", "slow")
         #expect(paused.stdout == "paused slow\n", "\(paused)")

@@ -161,6 +161,39 @@ default:
     break
 }
 
+if mode == "session" {
+    // A background session: `session [download URL | upload URL FILE]` hands a transfer over
+    // (starting a second and a half from now, so it ends after this process is gone); with no
+    // transfer it only serves, as when the scheduler launches it for the session's events.
+    final class Recorder: BGURLSessionDelegate {
+        func urlSession(_ session: BGURLSession, downloadTask: BGURLSessionTask, didFinishDownloadingTo location: URL) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: location.path)[.size] as? Int) ?? -1
+            record("downloaded", downloadTask.taskIdentifier, "\(location.path) \(size)")
+        }
+        func urlSession(_ session: BGURLSession, task: BGURLSessionTask, didCompleteWithError error: (any Error)?) {
+            record("session-complete", task.taskIdentifier, error.map { "\($0)" } ?? "ok")
+        }
+        func urlSessionDidFinishEvents(forBackgroundURLSession session: BGURLSession) {
+            record("events-finished", session.configuration.identifier)
+        }
+    }
+    let sessionID = "com.example.testapp.session"
+    let session = BGURLSession(configuration: .background(withIdentifier: sessionID), delegate: Recorder())
+    scheduler.register(.urlSession(sessionID)) {
+        record("session-handler", sessionID, ProcessInfo.processInfo.environment["BGTASK_LAUNCH_REASON"] ?? "")
+        await session.deliverPendingEvents()
+    }
+    let rest = Array(arguments.dropFirst())
+    if rest.count >= 2, let url = URL(string: rest[1]) {
+        let task = rest[0] == "upload" && rest.count >= 3
+            ? session.uploadTask(with: url, fromFile: URL(fileURLWithPath: rest[2]))
+            : session.downloadTask(with: url)
+        task.earliestBeginDate = Date().addingTimeInterval(1.5)
+        task.resume()
+        record("handed-over", task.taskIdentifier)
+    }
+}
+
 if mode == "serve" {
     // An app with a life of its own: it attaches and takes tasks as they come due, until killed.
     for id in identifiers {

@@ -41,6 +41,7 @@ struct CommandTests {
         .cancelTransfer(app: app, identifier: ident("episode-1")),
         .pauseTransfer(app: app, identifier: ident("episode-1")),
         .resumeTransfer(app: app, identifier: ident("episode-1")),
+        .acknowledgeTransfer(app: app, identifier: ident("episode-1")),
     ]
 
     @Test("every action survives encode and decode", arguments: actions)
@@ -64,7 +65,7 @@ struct CommandTests {
         // The names on disk are a contract: this list only grows.
         let contract: Set<String> = ["submit", "cancel", "cancelAll", "simulateLaunch", "simulateExpiration", "complete",
                                      "beginFinishing", "setAppEnabled", "setConditions", "clearConditions", "attach", "detach",
-                                     "transferCreate", "transferCancel", "transferPause", "transferResume"]
+                                     "transferCreate", "transferCancel", "transferPause", "transferResume", "transferAcknowledge"]
         #expect(covered == contract)
     }
 

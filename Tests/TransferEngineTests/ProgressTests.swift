@@ -17,8 +17,8 @@ struct ProgressTests {
             #expect(elapsed >= .milliseconds(1800))
             let progress = events.progressEvents
             // One at the response head, then at most one per 250 ms (fewer when the HTTP client
-            // hands bytes over in bursts).
-            #expect(progress.count >= 3 && progress.count <= 11, "\(progress.count) progress events in \(elapsed)")
+            // hands bytes over in bursts, as it does on a loaded machine).
+            #expect(progress.count >= 2 && progress.count <= 11, "\(progress.count) progress events in \(elapsed)")
             #expect(progress.first?.progress.bytesTransferred == 0)
             #expect(progress.first?.progress.bytesExpected == 400_000)
             let counts = progress.map(\.progress.bytesTransferred)

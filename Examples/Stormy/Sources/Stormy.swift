@@ -13,6 +13,7 @@ import FoundationNetworking
 struct Stormy: AsyncParsableCommand {
     static let appID = "com.example.stormy"
     static let refreshIdentifier = "com.example.stormy.refresh"
+    static let uploadSessionIdentifier = "com.example.stormy.uploads"
 
     static let configuration = CommandConfiguration(
         abstract: "Checks the weather at noon and reminds you to photograph stormy skies.")
@@ -26,6 +27,9 @@ struct Stormy: AsyncParsableCommand {
     @Option(name: .long, help: "Check every SECONDS instead of daily at noon (for trying it out).")
     var every: Double?
 
+    @Option(name: .long, help: "Upload this photo of the sky in the background (to uploadURL in the settings).")
+    var upload: String?
+
     func run() async throws {
         let settings = try StormySettings.load(from: config)
         let scheduler = BGTaskScheduler.shared
@@ -34,9 +38,24 @@ struct Stormy: AsyncParsableCommand {
         scheduler.register(.appRefresh(Stormy.refreshIdentifier)) {
             await Stormy.refresh(settings, every: every)
         }
+        // Launched because the photo upload ended: hear how, then the task is complete.
+        scheduler.register(.urlSession(Stormy.uploadSessionIdentifier)) {
+            await Stormy.uploadSession().deliverPendingEvents()
+        }
         if schedule {
             try Stormy.scheduleAppRefresh(every: every)
             print("Stormy: daily storm check scheduled for noon")
+        }
+        if let upload {
+            guard let uploadURL = settings.uploadURL else {
+                throw ValidationError("set uploadURL in \(config) to upload photos")
+            }
+            // The system carries the upload; Stormy may exit, and is woken when it is done.
+            let task = Stormy.uploadSession().uploadTask(with: uploadURL.appendingPathComponent(URL(fileURLWithPath: upload).lastPathComponent),
+                                                         fromFile: URL(fileURLWithPath: upload))
+            task.countOfBytesClientExpectsToSend = Int64((try? FileManager.default.attributesOfItem(atPath: upload)[.size] as? Int) ?? -1)
+            task.resume()
+            print("Stormy: uploading \(upload) in the background")
         }
         // Run the tasks the scheduler handed over (none when a person started Stormy), then exit.
         await scheduler.runUntilComplete()
@@ -102,6 +121,14 @@ struct Stormy: AsyncParsableCommand {
         print("Stormy: notification: \(text)")
     }
 
+    /// The background session photos go up in; one per process, made when first needed.
+    static func uploadSession() -> BGURLSession {
+        sharedUploadSession
+    }
+
+    private static let sharedUploadSession = BGURLSession(
+        configuration: .background(withIdentifier: uploadSessionIdentifier), delegate: UploadReport())
+
     static var defaultConfigPath: String {
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -119,6 +146,8 @@ struct Weather: Decodable {
 /// Stormy's settings file.
 struct StormySettings: Decodable, Sendable {
     var weatherURL: URL
+    /// Where photos of the sky go (a folder URL; the file name is added).
+    var uploadURL: URL?
 
     static func load(from path: String) throws -> StormySettings {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -128,6 +157,17 @@ struct StormySettings: Decodable, Sendable {
             return try JSONDecoder().decode(StormySettings.self, from: data)
         } catch {
             throw ValidationError("\(path) is not valid Stormy settings: \(error.localizedDescription)")
+        }
+    }
+}
+
+/// Tells the user how a photo upload ended.
+final class UploadReport: BGURLSessionDelegate {
+    func urlSession(_ session: BGURLSession, task: BGURLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error {
+            print("Stormy: the photo upload failed: \(error)")
+        } else {
+            print("Stormy: notification: Your photo of the sky is uploaded.")
         }
     }
 }

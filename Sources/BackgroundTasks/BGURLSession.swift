@@ -1,0 +1,221 @@
+import Foundation
+import Logging
+import Synchronization
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A background session, as a `URLSession` made from a background configuration: the scheduler
+/// carries its transfers while the app runs or not, resumes them after restarts and dropped
+/// connections, and the app hears how each ended — at once while it runs, or, when it was not
+/// running, when the scheduler launches it for the session (`.urlSession(identifier)`).
+///
+/// Events reach the delegate on a thread of the session's own that waits on inotify for the
+/// app's transfer records; nothing polls.
+public final class BGURLSession: Sendable {
+    public let configuration: BGURLSessionConfiguration
+    public let delegate: (any BGURLSessionDelegate)?
+    private let context: Result<AppContext, BGTaskScheduler.Error>
+    private let guarded = Mutex<Guarded>(Guarded())
+    /// Serialises reading the records and calling the delegate, whichever thread asks.
+    private let delivering = Mutex<Void>(())
+    private let wakePipe: WakePipe?
+    private let logger = Logger(label: "BackgroundTasks")
+
+    private struct Guarded {
+        var tasks: [String: BGURLSessionTask] = [:]
+        /// Bytes last reported to the delegate, per transfer.
+        var reported: [String: Int64] = [:]
+        /// Ends already delivered (the acknowledgement may not have been applied yet).
+        var delivered: Set<String> = []
+        /// Refusals at `resume()`, delivered on the session's thread.
+        var refusals: [(BGURLSessionTask, BGURLSessionError)] = []
+        var counter = 0
+    }
+
+    /// A session with `configuration`; `delegate` hears of progress and ends.
+    public init(configuration: BGURLSessionConfiguration, delegate: (any BGURLSessionDelegate)? = nil) {
+        self.configuration = configuration
+        self.delegate = delegate
+        context = AppContext.resolve()
+        wakePipe = try? WakePipe()
+        if case .success(let context) = context, let wakePipe {
+            let watcher = try? ChangeWatcher()
+            try? StateFiles.ensureDirectory(context.paths.transfers)
+            _ = try? watcher?.watch(context.paths.transfers, mask: UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
+            if let watcher {
+                let box = WatcherBox(watcher: watcher)
+                let thread = Thread { [weak self] in self?.watch(box, pipe: wakePipe, folder: "\(context.paths.transfers)/\(context.app)") }
+                thread.name = "BackgroundTasks session \(configuration.identifier)"
+                thread.start()
+            }
+        } else if case .failure(let error) = context {
+            logger.error("background session \(configuration.identifier) is unavailable: \(error.message)")
+        }
+    }
+
+    // MARK: - Making transfers
+
+    /// A download of `url` into the app's downloads folder. Call `resume()` to start it.
+    public func downloadTask(with url: URL) -> BGURLSessionTask {
+        BGURLSessionTask(identifier: nextIdentifier(), url: url, sourceFile: nil, direction: .download, session: self)
+    }
+
+    /// An upload of `fileURL` to `url` (HTTP PUT). Call `resume()` to start it.
+    public func uploadTask(with url: URL, fromFile fileURL: URL) -> BGURLSessionTask {
+        BGURLSessionTask(identifier: nextIdentifier(), url: url, sourceFile: fileURL, direction: .upload, session: self)
+    }
+
+    /// The session's transfers the scheduler still carries (not yet completed, failed or cancelled).
+    public func allTasks() -> [BGURLSessionTask] {
+        records().filter { $0.state.isActive }.map(task(for:))
+    }
+
+    /// Delivers every event waiting for this session (ends of transfers the app has not heard
+    /// of yet), then calls `urlSessionDidFinishEvents(forBackgroundURLSession:)`. Await it in the
+    /// `.urlSession(identifier)` handler; the task completes when the handler returns.
+    public func deliverPendingEvents() async {
+        deliver()
+        delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: self)
+    }
+
+    private func nextIdentifier() -> String {
+        let n = guarded.withLock { state -> Int in
+            state.counter += 1
+            return state.counter
+        }
+        return "task-\(Int(Date().timeIntervalSince1970 * 1000))-\(getpid())-\(n)"
+    }
+
+    // MARK: - Talking to the scheduler
+
+    func submit(_ task: BGURLSessionTask) {
+        guarded.withLock { $0.tasks[task.taskIdentifier] = task }
+        let context: AppContext
+        switch self.context {
+        case .success(let found): context = found
+        case .failure(let error):
+            refuse(task, error.message)
+            return
+        }
+        guard let id = try? Identifier(validating: task.taskIdentifier) else { return }
+        let hints = task.hints
+        let request = TransferRequest(
+            app: context.app, identifier: id, session: configuration.identifier, direction: task.direction,
+            url: task.originalURL.absoluteString, destination: task.direction == .download ? task.taskIdentifier : nil,
+            sourceFile: task.sourceFile?.path, earliestBeginDate: hints.earliest, isDiscretionary: configuration.isDiscretionary,
+            sessionSendsLaunchEvents: configuration.sessionSendsLaunchEvents,
+            countOfBytesClientExpectsToSend: hints.send >= 0 ? hints.send : nil,
+            countOfBytesClientExpectsToReceive: hints.receive >= 0 ? hints.receive : nil,
+            timeoutIntervalForRequest: configuration.timeoutIntervalForRequest,
+            timeoutIntervalForResource: configuration.timeoutIntervalForResource)
+        do throws(BGTaskScheduler.Error) {
+            _ = try SchedulerConnection(context: context).request(.createTransfer(request))
+        } catch {
+            refuse(task, error.message)
+        }
+    }
+
+    func tell(_ make: (Identifier, Identifier) -> CommandAction, _ task: BGURLSessionTask) {
+        guard case .success(let context) = context, let id = try? Identifier(validating: task.taskIdentifier) else { return }
+        _ = SchedulerConnection(context: context).enqueue(make(context.app, id))
+    }
+
+    private func refuse(_ task: BGURLSessionTask, _ message: String) {
+        logger.error("transfer \(task.taskIdentifier) was refused: \(message)")
+        guarded.withLock { $0.refusals.append((task, BGURLSessionError(code: .refused, message: message))) }
+        wakePipe?.wake()
+    }
+
+    // MARK: - Events
+
+    private func watch(_ box: WatcherBox, pipe: WakePipe, folder: String) {
+        var watchingFolder = false
+        while true {
+            if !watchingFolder { watchingFolder = (try? box.watcher.watch(folder)) != nil }
+            deliver()
+            var entries = [pollfd(fd: box.watcher.descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: pipe.readEnd, events: Int16(POLLIN), revents: 0)]
+            if poll(&entries, 2, -1) < 0 && errno != EINTR { return }
+            pipe.drain()
+            _ = box.watcher.drain()
+            if !box.watcher.watchedDirectories.contains(folder) { watchingFolder = false }
+        }
+    }
+
+    private func records() -> [TransferRecord] {
+        guard case .success(let context) = context else { return [] }
+        let folder = "\(context.paths.transfers)/\(context.app)"
+        let names = ((try? StateFiles.names(in: folder)) ?? []).filter { $0.hasSuffix(".json") }
+        return names.compactMap { name in
+            guard let data = try? StateFiles.read("\(folder)/\(name)"),
+                  let record = try? JSONFormat.decode(TransferRecord.self, from: data),
+                  record.session == configuration.identifier else { return nil }
+            return record
+        }.sorted { ($0.createdAt, $0.key) < ($1.createdAt, $1.key) }
+    }
+
+    private func task(for record: TransferRecord) -> BGURLSessionTask {
+        let task = guarded.withLock { state -> BGURLSessionTask in
+            if let known = state.tasks[record.identifier.rawValue] { return known }
+            let made = BGURLSessionTask(identifier: record.identifier.rawValue, url: URL(string: record.url) ?? URL(fileURLWithPath: "/"),
+                                        sourceFile: record.sourceFile.map { URL(fileURLWithPath: $0) }, direction: record.direction,
+                                        session: self, record: record)
+            state.tasks[record.identifier.rawValue] = made
+            return made
+        }
+        task.update(record)
+        return task
+    }
+
+    /// Reads the session's records and tells the delegate what changed; each end once, then
+    /// acknowledged so the scheduler forgets it.
+    private func deliver() {
+        delivering.withLock { _ in
+            for (task, error) in guarded.withLock({ state in defer { state.refusals.removeAll() }; return state.refusals }) {
+                delegate?.urlSession(self, task: task, didCompleteWithError: error)
+            }
+            guard case .success(let context) = context else { return }
+            for record in records() {
+                let id = record.identifier.rawValue
+                let task = task(for: record)
+                let (previous, done) = guarded.withLock { ($0.reported[id] ?? 0, $0.delivered.contains(id)) }
+                if done { continue }
+                if record.bytesTransferred != previous {
+                    guarded.withLock { $0.reported[id] = record.bytesTransferred }
+                    let delta = record.bytesTransferred - previous
+                    let expected = record.bytesExpected ?? -1
+                    if record.direction == .download {
+                        delegate?.urlSession(self, downloadTask: task, didWriteData: delta,
+                                             totalBytesWritten: record.bytesTransferred, totalBytesExpectedToWrite: expected)
+                    } else {
+                        delegate?.urlSession(self, task: task, didSendBodyData: delta,
+                                             totalBytesSent: record.bytesTransferred, totalBytesExpectedToSend: expected)
+                    }
+                }
+                guard !record.state.isActive else { continue }
+                _ = guarded.withLock { $0.delivered.insert(id) }
+                switch record.state {
+                case .completed:
+                    if record.direction == .download, let destination = record.destination {
+                        let location = URL(fileURLWithPath: "\(context.paths.downloads(of: context.app))/\(destination)")
+                        delegate?.urlSession(self, downloadTask: task, didFinishDownloadingTo: location)
+                    }
+                    delegate?.urlSession(self, task: task, didCompleteWithError: nil)
+                case .cancelled:
+                    delegate?.urlSession(self, task: task, didCompleteWithError: BGURLSessionError(code: .cancelled, message: record.lastError ?? "cancelled"))
+                default:
+                    delegate?.urlSession(self, task: task, didCompleteWithError: BGURLSessionError(code: .failed, message: record.lastError ?? "failed"))
+                }
+                _ = SchedulerConnection(context: context).enqueue(.acknowledgeTransfer(app: context.app, identifier: record.identifier))
+            }
+        }
+    }
+}
+
+/// The session thread's inotify watcher; only that thread uses it.
+private final class WatcherBox: @unchecked Sendable {
+    let watcher: ChangeWatcher
+    init(watcher: ChangeWatcher) { self.watcher = watcher }
+}

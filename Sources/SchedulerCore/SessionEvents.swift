@@ -1,0 +1,57 @@
+import Foundation
+import TaskState
+
+extension SchedulerState {
+    /// The app has heard how a transfer ended; its record is removed.
+    mutating func acknowledgeTransfer(app appID: Identifier, identifier: Identifier) -> Result<String, SchedulerError> {
+        let key = TaskKey(app: appID, identifier: identifier)
+        guard let record = transfers[key] else {
+            return .failure(.noSuchTask("no transfer with identifier \(identifier) for \(appID)"))
+        }
+        guard !record.state.isActive else {
+            return .failure(.invalidCommand("transfer \(identifier) is still \(record.state.rawValue); only a finished one can be acknowledged"))
+        }
+        removeTransfer(key)
+        return .success("acknowledged \(identifier)")
+    }
+
+    /// Launches that wake an app to hear how the transfers of one of its background sessions
+    /// ended (`handleEventsForBackgroundURLSession`): for a session whose transfers asked for
+    /// launch events, when one has completed or failed, its app has no process attached (a
+    /// running app hears of it by itself), and the app may run. Each finished transfer causes at
+    /// most one launch.
+    public func dueSessionLaunches(at now: Date) -> [LaunchPlan] {
+        var sessions: [Identifier: Set<String>] = [:]
+        for record in transfers.values where record.sessionSendsLaunchEvents == true && record.eventsLaunchedAt == nil
+            && (record.state == .completed || record.state == .failed) {
+            guard let session = record.session else { continue }
+            sessions[record.app, default: []].insert(session)
+        }
+        var plans: [LaunchPlan] = []
+        for (appID, names) in sessions.sorted(by: { $0.key < $1.key }) {
+            let record = app(appID)
+            guard let manifest = catalog.manifests[appID], record.attachedProcess == nil, record.enabled,
+                  !record.isThrottled(at: now) else { continue }
+            for name in names.sorted() {
+                guard let session = try? Identifier(validating: name), tasks[TaskKey(app: appID, identifier: session)] == nil else { continue }
+                let request = PendingRequest(app: appID, identifier: session, kind: .urlSession, submittedAt: now)
+                plans.append(LaunchPlan(launchID: "\(appID)-\(Int(now.timeIntervalSince1970 * 1000))-urlSession", app: appID,
+                                        manifest: manifest, requests: [request], reason: TaskKind.urlSession.rawValue,
+                                        simulated: false))
+            }
+        }
+        return plans
+    }
+
+    /// Notes that the app was launched (or could not be) for a session's events, so each finished
+    /// transfer causes one launch only.
+    mutating func noteSessionLaunch(_ plan: LaunchPlan, now: Date) {
+        guard plan.reason == TaskKind.urlSession.rawValue else { return }
+        let sessions = Set(plan.requests.map(\.identifier.rawValue))
+        for var record in transfers.values where record.app == plan.app && record.eventsLaunchedAt == nil
+            && record.session.map(sessions.contains) == true && !record.state.isActive {
+            record.eventsLaunchedAt = now
+            setTransfer(record)
+        }
+    }
+}
