@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import TaskState
 import TestSupport
 import Testing
@@ -75,6 +76,38 @@ import Glibc
         #expect(log.contains("Stormy: could not check the weather"), "\(log)")
         #expect(!log.contains("notification"))
         #expect(try pendingEarliest(env) == noonTomorrow())
+    }
+
+    @Test func stormyUploadsItsPhotoInTheBackgroundAndHearsWhenItIsDone() async throws {
+        let env = try TestEnvironment()
+        let server = try await LoopbackServer.start(routes: [
+            "/weather.json": Route(.generated(size: 10, seed: 1)),
+        ])
+        let config = env.root + "/stormy-config.json"
+        try env.writeJSON(["weatherURL": server.url("/weather.json"), "uploadURL": server.url("/sky")], to: config)
+        try env.addLibraryApp(Self.stormy, product: "Stormy", arguments: ["--config", config],
+                              identifiers: [Self.stormyRefresh], modes: ["fetch"])
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let photo = env.root + "/sky.jpg"
+        let bytes = (0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+        try Data(bytes).write(to: URL(fileURLWithPath: photo))
+
+        let opened = try env.run(TestEnvironment.binaries + "/Stormy", ["--upload", photo, "--config", config],
+                                 environment: env.appEnvironment)
+        #expect(opened.status == 0, "\(opened)")
+        #expect(opened.stdout.contains("Stormy: uploading \(photo) in the background"))
+        try await env.eventually("the upload to arrive", timeout: 15) { server.receivedUpload("/sky/sky.jpg")?.isComplete == true }
+        var hash = SHA256()
+        hash.update(bytes)
+        #expect(server.receivedUpload("/sky/sky.jpg")?.sha256 == hash.hexDigest())
+        // Stormy hears of it: live if it was still running, else launched for its session.
+        // (BackgroundSessionTests pins the launch path down with a delayed transfer.)
+        try await env.eventually("Stormy to post its notification", timeout: 15) {
+            (opened.stdout + env.appLog(Self.stormy)).contains("Stormy: notification: Your photo of the sky is uploaded.")
+        }
+        try await env.eventually("the transfer to be acknowledged") { (try env.list()["transfers"] as? [Any])?.isEmpty == true }
+        await server.shutdown()
     }
 
     @Test func tidyCleansInChunksStopsCleanlyOnExpiryAndFinishesNextTime() throws {
