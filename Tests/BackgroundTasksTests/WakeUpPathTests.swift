@@ -114,6 +114,42 @@ import Glibc
         await server.shutdown()
     }
 
+    /// The whole promise in one run: the app hands a download over and exits, the
+    /// connection drops, the scheduler is killed and restarted, and the bytes still arrive exact
+    /// and the app hears of it.
+    @Test func aDownloadSurvivesTheAppExitingADropAndASchedulerCrash() async throws {
+        let env = try TestEnvironment()
+        try env.writeSettings(["transferRetryInitialSeconds": 0.2])
+        try env.addFixture(mode: "session")
+        let size: Int64 = 9_000_000
+        let server = try await LoopbackServer.start(routes: [
+            "/episode": Route(.generated(size: size, seed: 77), faults: Faults(bytesPerSecond: 3_000_000),
+                              nextRequests: [Faults(bytesPerSecond: 3_000_000, dropAfter: 2_000_000)]),
+        ])
+        let daemon = try env.startDaemon()
+        #expect(try run(env, ["download", server.url("/episode")]).status == 0)
+        let handedOver = try #require(env.fixtureEvents("handed-over").first)
+        #expect(!processIsAlive(handedOver.pid), "the app is gone")
+
+        try await env.eventually("the drop and the resume", timeout: 15) { server.requests(for: "/episode").count >= 2 }
+        let partial = env.paths.transferPartialData(TaskKey(app: try Identifier(validating: TestEnvironment.fixtureID),
+                                                            identifier: try Identifier(validating: handedOver.identifier)))
+        try await env.eventually("more bytes after the resume") { (StateFiles.size(of: partial) ?? 0) > 2_500_000 }
+        daemon.crash()
+        let restarted = try env.startDaemon()
+        defer { restarted.stop() }
+
+        try await env.eventually("the app to hear the download is done", timeout: 20) { !env.fixtureEvents("events-finished").isEmpty }
+        let downloaded = try #require(env.fixtureEvents("downloaded").first)
+        let path = String(downloaded.detail.split(separator: " ").first ?? "")
+        let data = try #require(FileManager.default.contents(atPath: path))
+        #expect(data == Data(GeneratedBytes(size: size, seed: 77).bytes(0..<size)), "byte-exact")
+        #expect(env.fixtureEvents("session-handler").first?.detail == "urlSession")
+        let ranges = server.requests(for: "/episode").compactMap(\.range)
+        #expect(ranges.count >= 2, "resumed twice with Range: \(ranges)")
+        await server.shutdown()
+    }
+
     @Test func anUploadThatFailsIsReportedWithTheSchedulersWords() async throws {
         let env = try TestEnvironment()
         try env.addFixture(mode: "session")
