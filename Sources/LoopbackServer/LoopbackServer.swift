@@ -76,6 +76,9 @@ public final class LoopbackServer: Sendable {
     }
 
     /// Every request so far, oldest first.
+    /// How many requests ``requests`` remembers, newest last.
+    public static let requestsKept = 10_000
+
     public var requests: [RequestRecord] {
         state.withLock { $0.requests }
     }
@@ -133,7 +136,11 @@ public final class LoopbackServer: Sendable {
     }
 
     func record(_ request: RequestRecord) {
-        state.withLock { $0.requests.append(request) }
+        state.withLock { state in
+            // A long `bgtop --demo` keeps its server for hours: remember the recent requests only.
+            if state.requests.count >= Self.requestsKept { state.requests.removeFirst(state.requests.count - Self.requestsKept + 1) }
+            state.requests.append(request)
+        }
     }
 
     func record(upload: ReceivedUpload, at path: String) {
