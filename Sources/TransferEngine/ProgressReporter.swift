@@ -11,6 +11,12 @@ final class ProgressReporter: Sendable {
         var progress: TransferProgress
         var meter = RateMeter()
         var lastEvent: ContinuousClock.Instant?
+        /// Bytes in the last event sent, so a trailing event is sent only when the count moved.
+        var lastSentBytes: Int64 = -1
+        /// A trailing event is due after the throttle interval (bytes moved since the last one).
+        var trailingScheduled = false
+        /// The final event was made; nothing may follow it.
+        var finished = false
     }
 
     private let key: TaskKey
@@ -38,6 +44,7 @@ final class ProgressReporter: Sendable {
             state.progress = TransferProgress(bytesTransferred: bytes, bytesExpected: expected,
                                               bytesPerSecond: nil, validator: validator)
             state.lastEvent = now
+            state.lastSentBytes = bytes
             return state.progress
         }
         emit(TransferEvent(key: key, kind: .progress, progress: progress))
@@ -55,19 +62,54 @@ final class ProgressReporter: Sendable {
     func advance(by count: Int) {
         control.noteProgress()
         let now = ContinuousClock.now
+        var trailingAt: ContinuousClock.Instant?
         let due: TransferProgress? = state.withLock { state in
             state.progress.bytesTransferred += Int64(count)
-            if let last = state.lastEvent, now - last < Self.interval { return nil }
+            if let last = state.lastEvent, now - last < Self.interval {
+                // Throttled: make sure the count is sent once the interval is over, even if no
+                // more bytes come (a stall must not leave the record behind the partial file).
+                if !state.trailingScheduled {
+                    state.trailingScheduled = true
+                    trailingAt = last + Self.interval
+                }
+                return nil
+            }
             state.lastEvent = now
             state.meter.record(state.progress.bytesTransferred, at: now)
             state.progress.bytesPerSecond = state.meter.bytesPerSecond
+            state.lastSentBytes = state.progress.bytesTransferred
             return state.progress
         }
         if let due { emit(TransferEvent(key: key, kind: .progress, progress: due)) }
+        if let trailingAt {
+            Task { [self] in
+                try? await Task.sleep(until: trailingAt, clock: .continuous)
+                sendTrailing()
+            }
+        }
+    }
+
+    /// The trailing event of a throttled burst; sent inside the lock so it can never follow the
+    /// final event.
+    private func sendTrailing() {
+        state.withLock { state in
+            state.trailingScheduled = false
+            guard !state.finished, state.progress.bytesTransferred != state.lastSentBytes else { return }
+            let now = ContinuousClock.now
+            state.lastEvent = now
+            state.meter.record(state.progress.bytesTransferred, at: now)
+            state.progress.bytesPerSecond = state.meter.bytesPerSecond
+            state.lastSentBytes = state.progress.bytesTransferred
+            emit(TransferEvent(key: key, kind: .progress, progress: state.progress))
+        }
     }
 
     /// The attempt's final event, with the progress so far (the engine sends it).
     func finalEvent(_ kind: TransferEvent.Kind) -> TransferEvent {
-        TransferEvent(key: key, kind: kind, progress: current)
+        let progress = state.withLock { state in
+            state.finished = true
+            return state.progress
+        }
+        return TransferEvent(key: key, kind: kind, progress: progress)
     }
 }

@@ -41,14 +41,17 @@ import Glibc
         try setUp(env)
         let size: Int64 = 12_000_000
         let server = try await LoopbackServer.start(routes: [
-            "/big": Route(.generated(size: size, seed: 5), faults: Faults(bytesPerSecond: 3_000_000)),
+            // The first attempt stalls a third of the way in, so the crash lands mid-transfer.
+            "/big": Route(.generated(size: size, seed: 5), faults: Faults(bytesPerSecond: 3_000_000),
+                          nextRequests: [Faults(bytesPerSecond: 3_000_000, stallSeconds: 30, stallAfter: size / 3)]),
         ])
         let daemon = try env.startDaemon()
         #expect(try download(env, "big", server.url("/big")).status == 0)
-        try await env.eventually("a third of the bytes") { (self.transfer(env, "big")?.bytesTransferred ?? 0) > size / 3 }
+        let partial = env.paths.transferPartialData(TaskKey(app: try Identifier(validating: Self.app), identifier: try Identifier(validating: "big")))
+        try await env.eventually("a quarter of the bytes") { (StateFiles.size(of: partial) ?? 0) > Int(size / 4) }
+        try await env.eventually("the record to show them") { (self.transfer(env, "big")?.bytesTransferred ?? 0) > size / 4 }
 
         daemon.crash()
-        let partial = env.paths.transferPartialData(TaskKey(app: try Identifier(validating: Self.app), identifier: try Identifier(validating: "big")))
         let kept = try #require(StateFiles.size(of: partial))
         #expect(kept > 0 && kept < Int(size))
 
