@@ -39,7 +39,8 @@ struct FailureTests {
                                                                timeout: 0.5))
             let elapsed = ContinuousClock.now - started
             #expect(events.final == .failed(.requestTimedOut(seconds: 0.5)))
-            #expect(elapsed < .seconds(5))
+            // Well before the 20 s stall ends (loose: the other tests share the machine).
+            #expect(elapsed < .seconds(15))
             #expect(elapsed >= .milliseconds(500))
             // The HTTP client may still hold the last slice it read; what was handed over is kept.
             let partial = try #require(fixture.partialLength("stall"))
