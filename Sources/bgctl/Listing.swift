@@ -39,6 +39,15 @@ struct Listing: Encodable {
         var url: String
         var bytesTransferred: Int64
         var bytesExpected: Int64?
+        var bytesPerSecond: Double?
+        var session: String?
+        var isDiscretionary: Bool
+        var earliestBeginDate: Date?
+        var retries: Int
+        var retryAt: Date?
+        var lastError: String?
+        /// Why a waiting transfer has not started (empty for others, and for one about to start).
+        var blockers: [TransferBlocker]
     }
 
     var format = JSONFormat.version
@@ -69,7 +78,10 @@ struct Listing: Encodable {
         transfers = snapshot.transfers.sorted { $0.key < $1.key }.map { transfer in
             Transfer(app: transfer.app, identifier: transfer.identifier, state: transfer.state,
                      direction: transfer.direction, url: transfer.url, bytesTransferred: transfer.bytesTransferred,
-                     bytesExpected: transfer.bytesExpected)
+                     bytesExpected: transfer.bytesExpected, bytesPerSecond: transfer.bytesPerSecond, session: transfer.session,
+                     isDiscretionary: transfer.isDiscretionary, earliestBeginDate: transfer.earliestBeginDate,
+                     retries: transfer.retries, retryAt: transfer.retryAt, lastError: transfer.lastError,
+                     blockers: transfer.state == .waiting ? state.transferBlockers(for: transfer, at: now) : [])
         }
         unreadableFiles = snapshot.unreadable.map(\.path)
     }

@@ -86,6 +86,9 @@ import Glibc
         #expect(started.time.timeIntervalSince(earliest) >= -0.001, "started \(started.time.timeIntervalSince(earliest)) s after its date")
 
         #expect(transfer(env, "frugal")?.state == .waiting, "discretionary waits while on battery")
+        let listed = try #require((try env.list()["transfers"] as? [[String: Any]])?.first { $0["identifier"] as? String == "frugal" })
+        #expect(listed["blockers"] as? [String] == ["externalPower"], "bgctl list says why it waits")
+        #expect(listed["isDiscretionary"] as? Bool == true)
         #expect(server.requests(for: "/generated/1000").count == 1)
         #expect(try env.bgctl("conditions", "set", "power=ac").status == 0)
         try await env.eventually("the discretionary one to finish on power") { self.transfer(env, "frugal")?.state == .completed }
