@@ -50,6 +50,9 @@ struct DownloadAttempt: Sendable {
             return .failed(.resourceTimedOut)
         case nil:
             let failure = TransferFailure(classifying: error)
+            // A full disk is worth retrying, but not while this download's own bytes fill it: the
+            // scheduler needs room to record anything at all (its state shares the file system).
+            if case .diskFull = failure { PartialData.remove(at: files.partialFile) }
             if !failure.isTransient { PartialData.remove(at: files.partialFile) }
             return .failed(failure)
         }

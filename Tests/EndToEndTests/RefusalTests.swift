@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import TestSupport
 import Testing
 import TaskState
@@ -152,6 +153,45 @@ import TaskState
         let daemon = try env.run(TestEnvironment.binaries + "/bgtaskd", ["--state", state, "--config", env.config])
         #expect(daemon.status == 1, "\(daemon)")
         #expect(daemon.stderr.contains("No space left on device"), "\(daemon)")
+    }
+
+    /// A download that fills the disk: a clear, recorded error and a retry later; the scheduler
+    /// keeps running and no finished file appears.
+    @Test func aDownloadThatFillsTheDiskIsRecordedAndRetriedWhileTheSchedulerRunsOn() async throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.full", identifiers: ["com.example.full.refresh"], script: "exit 0\n")
+        try env.writeSettings(["transferRetryInitialSeconds": 30])
+        let mountPoint = env.root + "/small"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mounted = try env.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", mountPoint])
+        try #require(mounted.status == 0, "mounting a tmpfs needs root: \(mounted)")
+        defer { _ = try? env.run("/bin/umount", [mountPoint]) }
+        let state = mountPoint + "/state"
+        let server = try await LoopbackServer.start()
+        let daemon = try Spawn.start(TestEnvironment.binaries + "/bgtaskd", ["--state", state, "--config", env.config],
+                                     environment: ProcessInfo.processInfo.environment,
+                                     stdout: env.root + "/d.out", stderr: env.root + "/d.err")
+        defer {
+            kill(daemon, SIGTERM)
+            _ = Spawn.wait(daemon)
+        }
+        let paths = StatePaths(root: state)
+        try await env.eventually("bgtaskd to start") { StateLock.holder(paths) == daemon }
+        let handed = try env.run(TestEnvironment.binaries + "/bgctl",
+                                 ["transfer", "download", "--app", "com.example.full", "--id", "big", server.url("/generated/8000000"),
+                                  "--to", "big.bin", "--state", state, "--config", env.config])
+        #expect(handed.status == 0, "\(handed)")
+        let key = TaskKey(app: try Identifier(validating: "com.example.full"), identifier: try Identifier(validating: "big"))
+        func record() -> TransferRecord? {
+            (try? StateFiles.read(paths.transfer(key))).flatMap { try? JSONFormat.decode(TransferRecord.self, from: $0) }
+        }
+        try await env.eventually("the failure to be recorded") { record()?.retries == 1 }
+        #expect(record()?.state == .waiting, "a full disk is retried later")
+        #expect(record()?.lastError?.lowercased().contains("space") == true, "\(String(describing: record()?.lastError))")
+        #expect(!StateFiles.exists(paths.transferPartialData(key)), "its own partial bytes were given back")
+        #expect(!StateFiles.exists(paths.downloads(of: key.app) + "/big.bin"), "no finished file")
+        #expect(processIsAlive(daemon), "the scheduler runs on")
+        await server.shutdown()
     }
 
     @Test func aBadSettingsFileStopsTheSchedulerWithOneLine() throws {
