@@ -184,7 +184,9 @@ public final class BGURLSession: Sendable {
                 if done { continue }
                 if record.bytesTransferred != previous {
                     guarded.withLock { $0.reported[id] = record.bytesTransferred }
-                    let delta = record.bytesTransferred - previous
+                    // A count that went down means the transfer started over (an upload's retry, a
+                    // server that ignored Range): report the bytes since the restart.
+                    let delta = record.bytesTransferred >= previous ? record.bytesTransferred - previous : record.bytesTransferred
                     let expected = record.bytesExpected ?? -1
                     if record.direction == .download {
                         delegate?.urlSession(self, downloadTask: task, didWriteData: delta,

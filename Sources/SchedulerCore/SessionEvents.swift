@@ -18,9 +18,10 @@ extension SchedulerState {
     /// Launches that wake an app to hear how the transfers of one of its background sessions
     /// ended (`handleEventsForBackgroundURLSession`): for a session whose transfers asked for
     /// launch events, when one has completed or failed, its app has no process attached (a
-    /// running app hears of it by itself), and the app may run. Each finished transfer causes at
-    /// most one launch.
-    public func dueSessionLaunches(at now: Date) -> [LaunchPlan] {
+    /// running app hears of it by itself) and none running a task (a launched app that has not
+    /// attached yet), and the app may run. One launch per app carries all its sessions; each
+    /// finished transfer causes at most one launch. Apps in `excluding` (launched this turn) wait.
+    public func dueSessionLaunches(at now: Date, excluding: Set<Identifier> = []) -> [LaunchPlan] {
         var sessions: [Identifier: Set<String>] = [:]
         for record in transfers.values where record.sessionSendsLaunchEvents == true && record.eventsLaunchedAt == nil
             && (record.state == .completed || record.state == .failed) {
@@ -31,14 +32,16 @@ extension SchedulerState {
         for (appID, names) in sessions.sorted(by: { $0.key < $1.key }) {
             let record = app(appID)
             guard let manifest = catalog.manifests[appID], record.attachedProcess == nil, record.enabled,
-                  !record.isThrottled(at: now) else { continue }
-            for name in names.sorted() {
-                guard let session = try? Identifier(validating: name), tasks[TaskKey(app: appID, identifier: session)] == nil else { continue }
-                let request = PendingRequest(app: appID, identifier: session, kind: .urlSession, submittedAt: now)
-                plans.append(LaunchPlan(launchID: "\(appID)-\(Int(now.timeIntervalSince1970 * 1000))-urlSession", app: appID,
-                                        manifest: manifest, requests: [request], reason: TaskKind.urlSession.rawValue,
-                                        simulated: false))
+                  !record.isThrottled(at: now), !excluding.contains(appID),
+                  !tasks.values.contains(where: { $0.app == appID && $0.kind != .finishing }) else { continue }
+            let requests = names.sorted().compactMap { name -> PendingRequest? in
+                guard let session = try? Identifier(validating: name) else { return nil }
+                return PendingRequest(app: appID, identifier: session, kind: .urlSession, submittedAt: now)
             }
+            guard !requests.isEmpty else { continue }
+            plans.append(LaunchPlan(launchID: "\(appID)-\(Int(now.timeIntervalSince1970 * 1000))-urlSession", app: appID,
+                                    manifest: manifest, requests: requests, reason: TaskKind.urlSession.rawValue,
+                                    simulated: false))
         }
         return plans
     }

@@ -275,7 +275,8 @@ public final class SchedulerDaemon {
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
     private func decideAndCommit(now: Date) throws {
         processActions += state.expire(at: now)
-        for plan in state.dueLaunches(at: now) + state.dueSessionLaunches(at: now) { _ = launch(plan, now: now) }
+        let plans = state.dueLaunches(at: now)
+        for plan in plans + state.dueSessionLaunches(at: now, excluding: Set(plans.map(\.app))) { _ = launch(plan, now: now) }
         state.forgetFinishedTransfers(at: now)
         transferActions += state.takeTransferActions()
         transferActions += state.dueTransfers(at: now, busy: transferRunner.runningKeys)

@@ -122,12 +122,15 @@ import Glibc
                               identifiers: [Self.tidyClean], modes: ["processing"])
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
+        // On battery the request waits (whatever this machine's real power and load are).
+        #expect(try env.bgctl("conditions", "set", "power=battery").status == 0)
 
         let scheduled = try env.run(TestEnvironment.binaries + "/Tidy", ["--schedule", "--folder", cache],
                                     environment: env.appEnvironment)
         #expect(scheduled.status == 0, "\(scheduled)")
         let pending = try #require(try env.requests().first)
         #expect(pending["requiresExternalPower"] as? Bool == true)
+        #expect((pending["blockers"] as? [String])?.contains("externalPower") == true)
 
         // A one-second budget is not enough for 60 chunks with a 20 ms pause each.
         #expect(try env.bgctl("simulate-launch", Self.tidyClean).status == 0)

@@ -44,7 +44,7 @@ struct Stormy: AsyncParsableCommand {
         }
         if schedule {
             try Stormy.scheduleAppRefresh(every: every)
-            print("Stormy: daily storm check scheduled for noon")
+            print(every.map { "Stormy: storm check scheduled every \(Int($0)) s" } ?? "Stormy: daily storm check scheduled for noon")
         }
         if let upload {
             guard let uploadURL = settings.uploadURL else {
