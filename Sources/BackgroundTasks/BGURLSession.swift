@@ -111,7 +111,10 @@ public final class BGURLSession: Sendable {
             timeoutIntervalForRequest: configuration.timeoutIntervalForRequest,
             timeoutIntervalForResource: configuration.timeoutIntervalForResource)
         do throws(BGTaskScheduler.Error) {
-            _ = try SchedulerConnection(context: context).request(.createTransfer(request))
+            if try SchedulerConnection(context: context).requestAllowingQueue(.createTransfer(request)) == nil {
+                // Not refused: it waits in the inbox, and its end will be told as usual.
+                logger.warning("bgtaskd has not answered yet; transfer \(task.taskIdentifier) starts when it does")
+            }
         } catch {
             refuse(task, error.message)
         }

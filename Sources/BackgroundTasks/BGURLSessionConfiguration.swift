@@ -43,8 +43,9 @@ public struct BGURLSessionError: Error, Equatable, Sendable, CustomStringConvert
     public var description: String { message }
 }
 
-/// What a background session tells its delegate, on the session's own thread, in order.
-/// Every method has an empty default.
+/// What a background session tells its delegate, in order: on the session's own thread, or,
+/// during ``BGURLSession/deliverPendingEvents()``, on the thread that called it. Every method has
+/// an empty default.
 public protocol BGURLSessionDelegate: AnyObject, Sendable {
     /// Bytes of a download arrived. `totalBytesExpectedToWrite` is -1 when unknown.
     func urlSession(_ session: BGURLSession, downloadTask: BGURLSessionTask, didWriteData bytesWritten: Int64,

@@ -15,6 +15,15 @@ struct SchedulerConnection: Sendable {
     /// anything, when the state directory is unusable or no scheduler runs: an app must not wait on
     /// a scheduler that is not there.
     func request(_ action: CommandAction) throws(BGTaskScheduler.Error) -> CommandOutcome {
+        guard let outcome = try requestAllowingQueue(action) else {
+            throw .init(.unavailable, "bgtaskd did not answer within \(Int(Self.answerTimeout)) s; the command waits in the inbox")
+        }
+        return outcome
+    }
+
+    /// ``request(_:)``, except that a command the scheduler has not answered (it is slow, or it
+    /// stopped after the command was written) is `nil`: it waits in the inbox and will be applied.
+    func requestAllowingQueue(_ action: CommandAction) throws(BGTaskScheduler.Error) -> CommandOutcome? {
         guard StateFiles.exists(context.paths.root) else {
             throw .init(.unavailable, "the state directory \(context.paths.root) does not exist; start bgtaskd")
         }
@@ -31,11 +40,8 @@ struct SchedulerConnection: Sendable {
         case .applied(let outcome):
             if let refusal = outcome.error { throw .init(refusal: refusal) }
             return outcome
-        case .queued:
-            throw .init(.unavailable, "bgtaskd stopped before answering; the command waits in the inbox for its next start")
-        case .noAnswer:
-            throw .init(.unavailable,
-                        "bgtaskd did not answer within \(Int(Self.answerTimeout)) s; the command waits in the inbox")
+        case .queued, .noAnswer:
+            return nil
         }
     }
 

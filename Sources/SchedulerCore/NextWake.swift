@@ -26,6 +26,7 @@ extension SchedulerState {
             }
         }
         if let transfer = nextTransferWake(after: now) { candidates.append(transfer) }
+        if let session = nextSessionLaunchWake(after: now) { candidates.append(session) }
         return candidates.min()
     }
 

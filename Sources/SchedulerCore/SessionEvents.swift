@@ -46,6 +46,16 @@ extension SchedulerState {
         return plans
     }
 
+    /// When an app held back only by throttling may be launched for its sessions' events.
+    func nextSessionLaunchWake(after now: Date) -> Date? {
+        var candidates: [Date] = []
+        for record in transfers.values where record.sessionSendsLaunchEvents == true && record.eventsLaunchedAt == nil
+            && record.session != nil && (record.state == .completed || record.state == .failed) {
+            if let until = app(record.app).throttledUntil, until > now { candidates.append(until) }
+        }
+        return candidates.min()
+    }
+
     /// Notes that the app was launched (or could not be) for a session's events, so each finished
     /// transfer causes one launch only.
     mutating func noteSessionLaunch(_ plan: LaunchPlan, now: Date) {
