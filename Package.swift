@@ -119,6 +119,7 @@ let package = Package(
         .target(
             name: "LoopbackServer",
             dependencies: [
+                "TaskState",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

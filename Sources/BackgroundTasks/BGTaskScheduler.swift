@@ -148,6 +148,7 @@ public final class BGTaskScheduler: Sendable {
             }
         }
         guard let delivery = result.0 else { return nil }
+        if attaching { delivery.allowStarts() }
         if result.1 {
             let identifiers = result.2.sorted().compactMap { try? Identifier(validating: $0) }
             let connection = SchedulerConnection(context: context)

@@ -32,6 +32,7 @@ public final class BGURLSession: Sendable {
         /// Refusals at `resume()`, delivered on the session's thread.
         var refusals: [(BGURLSessionTask, BGURLSessionError)] = []
         var counter = 0
+        var invalidated = false
     }
 
     /// A session with `configuration`; `delegate` hears of progress and ends.
@@ -40,16 +41,16 @@ public final class BGURLSession: Sendable {
         self.delegate = delegate
         context = AppContext.resolve()
         wakePipe = try? WakePipe()
-        if case .success(let context) = context, let wakePipe {
-            let watcher = try? ChangeWatcher()
-            try? StateFiles.ensureDirectory(context.paths.transfers)
-            _ = try? watcher?.watch(context.paths.transfers, mask: UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
-            if let watcher {
-                let box = WatcherBox(watcher: watcher)
-                let thread = Thread { [weak self] in self?.watch(box, pipe: wakePipe, folder: "\(context.paths.transfers)/\(context.app)") }
-                thread.name = "BackgroundTasks session \(configuration.identifier)"
-                thread.start()
-            }
+        if case .success(let context) = context, let wakePipe, let watcher = try? ChangeWatcher() {
+            // The scheduler creates transfers/ at start; until it has, the app's folder is
+            // looked for again at each wake-up.
+            _ = try? watcher.watch(context.paths.transfers, mask: UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
+            let box = WatcherBox(watcher: watcher)
+            let folder = "\(context.paths.transfers)/\(context.app)"
+            let reference = WeakSession(self)
+            let thread = Thread { Self.watch(reference, box, pipe: wakePipe, folder: folder) }
+            thread.name = "BackgroundTasks session \(configuration.identifier)"
+            thread.start()
         } else if case .failure(let error) = context {
             logger.error("background session \(configuration.identifier) is unavailable: \(error.message)")
         }
@@ -131,13 +132,29 @@ public final class BGURLSession: Sendable {
         wakePipe?.wake()
     }
 
+    deinit {
+        wakePipe?.wake()
+    }
+
+    /// Stops this session's thread. The scheduler carries its transfers on; another session
+    /// with the same identifier (or a launch for it) hears how they end.
+    public func finishTasksAndInvalidate() {
+        guarded.withLock { $0.invalidated = true }
+        wakePipe?.wake()
+    }
+
     // MARK: - Events
 
-    private func watch(_ box: WatcherBox, pipe: WakePipe, folder: String) {
+    /// The session's thread: it holds the session only while delivering, never while it waits,
+    /// so a session that is let go (or invalidated) ends its thread and closes its descriptors.
+    private static func watch(_ reference: WeakSession, _ box: WatcherBox, pipe: WakePipe, folder: String) {
         var watchingFolder = false
         while true {
-            if !watchingFolder { watchingFolder = (try? box.watcher.watch(folder)) != nil }
-            deliver()
+            do {
+                guard let current = reference.session, !current.guarded.withLock({ $0.invalidated }) else { return }
+                if !watchingFolder { watchingFolder = (try? box.watcher.watch(folder)) != nil }
+                current.deliver()
+            }
             var entries = [pollfd(fd: box.watcher.descriptor, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: pipe.readEnd, events: Int16(POLLIN), revents: 0)]
             if poll(&entries, 2, -1) < 0 && errno != EINTR { return }
@@ -217,6 +234,12 @@ public final class BGURLSession: Sendable {
             }
         }
     }
+}
+
+/// How the session's thread refers to its session without keeping it alive.
+private final class WeakSession: @unchecked Sendable {
+    weak var session: BGURLSession?
+    init(_ session: BGURLSession) { self.session = session }
 }
 
 /// The session thread's inotify watcher; only that thread uses it.

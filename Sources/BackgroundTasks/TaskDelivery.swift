@@ -31,6 +31,9 @@ final class TaskDelivery: Sendable {
         var expectedUntil: Date?
         var sendsInFlight = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Launch handlers are all registered (launching has finished): tasks may start. Until
+        /// then (a finishing task begun first) handed tasks wait rather than find no handler.
+        var startsAllowed = false
 
         var isIdle: Bool {
             expected.isEmpty && sendsInFlight == 0 && entries.values.allSatisfy(\.completed)
@@ -104,6 +107,12 @@ final class TaskDelivery: Sendable {
         }
     }
 
+    /// Launching has finished: handed tasks may start.
+    func allowStarts() {
+        guarded.withLock { $0.startsAllowed = true }
+        poke()
+    }
+
     /// Wakes the thread to read the folder again.
     func poke() {
         wakePipe.wake()
@@ -132,6 +141,7 @@ final class TaskDelivery: Sendable {
                         }
                         continue
                     }
+                    guard state.startsAllowed else { continue }
                     if let entry = state.entries[id], entry.startedAt == task.startedAt {
                         if task.state == .expiring, !entry.task.isExpired {
                             expirations.append { entry.task.deliverExpiration() }
@@ -144,9 +154,16 @@ final class TaskDelivery: Sendable {
                     }
                     state.entries[id] = Entry(task: bgTask, startedAt: task.startedAt)
                     starts.append((bgTask, handlers(id)))
-                    if task.state == .expiring { expirations.append { bgTask.deliverExpiration() } }
+                    if task.state == .expiring {
+                        // Already expiring when first seen: its handler starts first, then hears
+                        // of the expiry, and an async one is cancelled.
+                        expirations.append { [weak self] in
+                            bgTask.deliverExpiration()
+                            self?.cancelHandle(of: bgTask)
+                        }
+                    }
                 }
-                for (id, entry) in state.entries where present[id]?.startedAt != entry.startedAt {
+                for (id, entry) in state.entries where state.startsAllowed && present[id]?.startedAt != entry.startedAt {
                     // Completed and applied, or ended by someone else (bgctl complete).
                     if !entry.completed, let handle = entry.handle { cancellations.append(handle) }
                     state.entries[id] = nil
@@ -199,6 +216,14 @@ final class TaskDelivery: Sendable {
             }
             if cancelNow { handle.cancel() }
         }
+    }
+
+    private func cancelHandle(of task: BGTask) {
+        let handle = guarded.withLock { state -> Task<Void, Never>? in
+            guard let entry = state.entries[task.identifier], entry.task === task else { return nil }
+            return entry.handle
+        }
+        handle?.cancel()
     }
 
     private func complete(identifier: String, startedAt: Date, success: Bool) {

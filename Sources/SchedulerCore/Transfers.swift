@@ -189,7 +189,7 @@ extension SchedulerState {
         setTransfer(record, durable: validatorChanged)
     }
 
-    /// An attempt ended. Returns actions when one follows (none today; kept for symmetry).
+    /// An attempt ended: the record takes its outcome (a transient failure waits to retry).
     public mutating func transferEnded(_ key: TaskKey, _ end: TransferAttemptEnd, bytesTransferred: Int64,
                                        bytesExpected: Int64?, now: Date) {
         guard var record = transfers[key] else { return }

@@ -52,11 +52,6 @@ final class KernelWait {
         notifyPipe = try WakePipe()
     }
 
-    /// Wakes the loop with ``Wake/notified`` set. Safe to call from any thread.
-    func notify() {
-        notifyPipe.wake()
-    }
-
     /// The notify pipe, for a closure that must not hold this object.
     var notifier: WakePipe { notifyPipe }
 
@@ -68,8 +63,6 @@ final class KernelWait {
     deinit {
         close(signalDescriptor)
         close(timerDescriptor)
-        stopPipe.close()
-        notifyPipe.close()
         for descriptor in pidDescriptors.values { close(descriptor) }
     }
 

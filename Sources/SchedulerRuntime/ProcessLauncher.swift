@@ -63,6 +63,16 @@ struct ProcessLauncher {
 
     static func startTicks(of pid: Int32) -> UInt64? { processStat(of: pid)?.startTicks }
 
+    /// When the process started, on the wall clock (to the second: the boot time is whole seconds).
+    static func startDate(ticks: UInt64) -> Date? {
+        guard let stat = FileManager.default.contents(atPath: "/proc/stat"),
+              let line = String(decoding: stat, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
+              let boot = Double(line.dropFirst(6)) else { return nil }
+        let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard hertz > 0 else { return nil }
+        return Date(timeIntervalSince1970: boot + Double(ticks) / hertz)
+    }
+
     /// Whether the task's process still runs and is the same process (not a reused pid, not a
     /// zombie waiting for a parent that does not reap).
     static func isAlive(_ task: LaunchedTask) -> Bool {

@@ -170,6 +170,7 @@ public final class SchedulerDaemon {
             logger.info("stopped")
             return 0
         } catch {
+            transferRunner.shutdown()
             let full = (error as? StateError)?.isNoSpace == true ? "the disk is full: " : ""
             logger.critical("stopping: \(full)\(error)")
             return 1
@@ -264,7 +265,7 @@ public final class SchedulerDaemon {
                 wait.watchExit(of: pid)
             }
             if case .attach(let app, let pid, _) = command.action, result.outcome.error == nil {
-                noteAttachment(of: app, pid: pid, now: now)
+                noteAttachment(of: app, pid: pid, issuedAt: command.issuedAt, now: now)
             }
             queueOutcome(result.outcome, now: now)
             consumedCommands.append(path)
@@ -279,7 +280,7 @@ public final class SchedulerDaemon {
         for plan in plans + state.dueSessionLaunches(at: now, excluding: Set(plans.map(\.app))) { _ = launch(plan, now: now) }
         state.forgetFinishedTransfers(at: now)
         transferActions += state.takeTransferActions()
-        transferActions += state.dueTransfers(at: now, busy: transferRunner.runningKeys)
+        transferActions += state.dueTransfers(at: now, busy: transferRunner.inFlight)
         var nextWake = state.nextWake(after: now)
         if state.isWaitingOnConditions(at: now) {
             let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)
@@ -332,6 +333,9 @@ public final class SchedulerDaemon {
             if let end = event.attemptEnd {
                 state.transferEnded(event.key, end, bytesTransferred: progress.bytesTransferred,
                                     bytesExpected: progress.bytesExpected, now: now)
+                if case .completed = end, let record = state.transfers[event.key], record.state == .cancelled {
+                    transferRunner.removeOrphanedDownload(of: record)
+                }
             } else {
                 state.transferProgressed(event.key, bytesTransferred: progress.bytesTransferred,
                                          bytesExpected: progress.bytesExpected, bytesPerSecond: progress.bytesPerSecond,
@@ -370,10 +374,16 @@ public final class SchedulerDaemon {
 
     /// Learns who an attached process is and watches for its end; one that is already gone is
     /// released at once.
-    private func noteAttachment(of app: Identifier, pid: Int32, now: Date) {
+    private func noteAttachment(of app: Identifier, pid: Int32, issuedAt: Date, now: Date) {
         guard let startTicks = ProcessLauncher.startTicks(of: pid),
               ProcessLauncher.isAlive(pid: pid, startTicks: startTicks) else {
             state.releaseAttachment(of: app, pid: pid, reason: "not running", now: now)
+            return
+        }
+        // A command applied late (the scheduler was down) may name a pid that is now another
+        // process: one that started after the command was written is not the one that wrote it.
+        if let started = ProcessLauncher.startDate(ticks: startTicks), started > issuedAt.addingTimeInterval(1.5) {
+            state.releaseAttachment(of: app, pid: pid, reason: "pid reused", now: now)
             return
         }
         state.recordAttachmentIdentity(of: app, pid: pid, startTicks: startTicks,

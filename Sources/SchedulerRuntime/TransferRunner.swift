@@ -15,6 +15,10 @@ final class TransferRunner {
     private let engine = TransferEngine()
     private let inbox = EventQueue()
     private let wake: @Sendable () -> Void
+    /// Attempts started and not yet ended *as far as the loop knows*: the engine forgets an
+    /// attempt before its final event reaches the loop, and a new attempt must not start (nor
+    /// the old one's end be taken for the new one's) in between.
+    private(set) var inFlight: Set<TaskKey> = []
 
     /// `wake` is called, from any thread, when events are waiting in ``takeEvents()``.
     init(paths: StatePaths, wake: @escaping @Sendable () -> Void) {
@@ -26,6 +30,7 @@ final class TransferRunner {
     func perform(_ action: TransferAction) {
         switch action {
         case .start(let record):
+            inFlight.insert(record.key)
             let job = self.job(for: record)
             let inbox = inbox
             let wake = wake
@@ -40,7 +45,7 @@ final class TransferRunner {
                 }
             } catch {
                 inbox.events.withLock {
-                    $0.append(TransferEvent(key: record.key, kind: .failed(.fileSystem(path: paths.downloads, reason: "\(error)")),
+                    $0.append(TransferEvent(key: record.key, kind: .failed(TransferFailure(classifying: error)),
                                             progress: TransferProgress(bytesTransferred: record.bytesTransferred)))
                 }
                 wake()
@@ -56,10 +61,18 @@ final class TransferRunner {
 
     /// The engine's events since the last call, in order.
     func takeEvents() -> [TransferEvent] {
-        inbox.events.withLock { events in
+        let events = inbox.events.withLock { events in
             defer { events.removeAll() }
             return events
         }
+        for event in events where event.isFinal { inFlight.remove(event.key) }
+        return events
+    }
+
+    /// A download that completed after it was cancelled: its file has no record any more.
+    func removeOrphanedDownload(of record: TransferRecord) {
+        guard record.direction == .download, let destination = record.destination else { return }
+        try? StateFiles.remove("\(paths.downloads(of: record.app))/\(destination)")
     }
 
     /// The attempts running now (after a restart, none: every `running` record starts again).

@@ -5,7 +5,10 @@ import Glibc
 /// A non-blocking, close-on-exec pipe one thread writes a byte to so that another, blocked in
 /// `poll` on ``readEnd``, wakes up: how the programs here hand work across threads (and out of
 /// signal handlers) without polling.
-public struct WakePipe: Sendable {
+///
+/// A class, so the descriptors are closed once, when the last holder lets go: a thread that may
+/// still call ``wake()`` keeps the pipe open, and never writes into a reused descriptor number.
+public final class WakePipe: Sendable {
     public let readEnd: Int32
     public let writeEnd: Int32
 
@@ -20,6 +23,11 @@ public struct WakePipe: Sendable {
         writeEnd = ends[1]
     }
 
+    deinit {
+        close(readEnd)
+        close(writeEnd)
+    }
+
     /// Wakes the reader. Safe from any thread; a full pipe already means "wake up".
     public func wake() {
         var byte: UInt8 = 1
@@ -30,10 +38,5 @@ public struct WakePipe: Sendable {
     public func drain() {
         var buffer = [UInt8](repeating: 0, count: 256)
         while read(readEnd, &buffer, buffer.count) > 0 {}
-    }
-
-    public func close() {
-        _ = Glibc.close(readEnd)
-        _ = Glibc.close(writeEnd)
     }
 }

@@ -8,7 +8,7 @@ import Glibc
 
 extension TransferFailure {
     /// The failure an error thrown by the HTTP client or by the attempt's own file work stands for.
-    init(classifying error: any Error) {
+    public init(classifying error: any Error) {
         if let failure = error as? TransferFailure {
             self = failure
             return

@@ -82,7 +82,7 @@ final class ProgressReporter: Sendable {
         }
         if let due { emit(TransferEvent(key: key, kind: .progress, progress: due)) }
         if let trailingAt {
-            Task { [self] in
+            Task(executorPreference: TransferEngine.executor) { [self] in
                 try? await Task.sleep(until: trailingAt, clock: .continuous)
                 sendTrailing()
             }

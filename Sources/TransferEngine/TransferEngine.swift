@@ -32,6 +32,8 @@ public final class TransferEngine: Sendable {
     public static let defaultConnectTimeout: Double = 15
 
     private let state = Mutex(State())
+    /// Attempts run on threads of their own, never starved by a host that blocks pool threads.
+    static let executor = DispatchTaskExecutor(label: "TransferEngine")
     private let connectTimeout: Double
 
     /// An engine whose connection attempts give up after `connectTimeout` seconds; until then a
@@ -53,9 +55,10 @@ public final class TransferEngine: Sendable {
             state.lease = lease
             return lease
         }
-        let task = Task {
+        let executor = Self.executor
+        let task = Task(executorPreference: executor) {
             let reporter = ProgressReporter(key: job.key, control: control, emit: events)
-            let watchdog = Task {
+            let watchdog = Task(executorPreference: executor) {
                 await control.watch(requestTimeout: job.timeoutIntervalForRequest, resourceDeadline: job.resourceDeadline)
             }
             let kind: TransferEvent.Kind
@@ -130,7 +133,7 @@ public final class TransferEngine: Sendable {
             if let lease = state.lease {
                 state.lease = nil
                 let previous = state.closing
-                state.closing = Task {
+                state.closing = Task(executorPreference: Self.executor) {
                     await previous?.value
                     await lease.close()
                 }

@@ -20,10 +20,6 @@ final class CommandDispatch: Sendable {
         wakePipe = try WakePipe()
     }
 
-    deinit {
-        wakePipe.close()
-    }
-
     /// The descriptor that becomes readable when results are waiting.
     var descriptor: Int32 { wakePipe.readEnd }
 
