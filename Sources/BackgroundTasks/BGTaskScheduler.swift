@@ -107,14 +107,16 @@ public final class BGTaskScheduler: Sendable {
     /// have completed and the scheduler has been told that this process takes no more. A process
     /// the scheduler launched calls this, then exits.
     public func runUntilComplete() async {
-        guard let delivery = startDelivery(attaching: true) else { return }
+        guard let delivery = await offThePool({ self.startDelivery(attaching: true) }) else { return }
         while true {
             await delivery.waitUntilIdle()
-            let connection = SchedulerConnection(context: delivery.context)
-            connection.tell(.detach(app: delivery.context.app, pid: getpid()))
-            // A task handed over just before the detachment was applied is run too.
-            delivery.scan()
-            if delivery.isIdleNow { return }
+            let isIdle = await offThePool {
+                SchedulerConnection(context: delivery.context).tell(.detach(app: delivery.context.app, pid: getpid()))
+                // A task handed over just before the detachment was applied is run too.
+                delivery.scan()
+                return delivery.isIdleNow
+            }
+            if isIdle { return }
         }
     }
 

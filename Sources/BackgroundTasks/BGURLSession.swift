@@ -77,7 +77,7 @@ public final class BGURLSession: Sendable {
     /// of yet), then calls `urlSessionDidFinishEvents(forBackgroundURLSession:)`. Await it in the
     /// `.urlSession(identifier)` handler; the task completes when the handler returns.
     public func deliverPendingEvents() async {
-        deliver()
+        await offThePool { self.deliver() }
         delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: self)
     }
 

@@ -84,3 +84,11 @@ struct SchedulerConnection: Sendable {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Runs `work`, which may wait on the scheduler or on files, on a Dispatch thread, so an async
+/// caller never holds one of the cooperative pool's few threads while it waits.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: work()) }
+    }
+}
