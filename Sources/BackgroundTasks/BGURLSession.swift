@@ -172,7 +172,7 @@ public final class BGURLSession: Sendable {
             guard let data = try? StateFiles.read("\(folder)/\(name)"),
                   let record = try? JSONFormat.decode(TransferRecord.self, from: data),
                   record.session == configuration.identifier else { return nil }
-            return record
+            return TransferRecord.newest(record, progressFile: context.paths.transferProgress(record.key))
         }.sorted { ($0.createdAt, $0.key) < ($1.createdAt, $1.key) }
     }
 

@@ -51,7 +51,12 @@ struct GroupCommit {
             if let task = state.tasks[key] { try write(task, paths.task(key)) } else { batch.removals.append(relative(paths.task(key))) }
         }
         for key in changes.transfers.union(changes.transferProgress).sorted() {
-            if let transfer = state.transfers[key] { try write(transfer, paths.transfer(key)) } else { batch.removals.append(relative(paths.transfer(key))) }
+            if let transfer = state.transfers[key] {
+                try write(transfer, paths.transfer(key))
+            } else {
+                batch.removals.append(relative(paths.transfer(key)))
+                batch.removals.append(relative(paths.transferProgress(key)))
+            }
         }
         for id in changes.apps.sorted() {
             if let app = state.apps[id] { try write(app, paths.app(id)) } else { batch.removals.append(relative(paths.app(id))) }

@@ -308,7 +308,7 @@ public final class SchedulerDaemon {
             // Progress only: plain atomic writes, no journal and no sync.
             for key in changes.transferProgress.sorted() {
                 guard let transfer = state.transfers[key] else { continue }
-                try StateFiles.write(try JSONFormat.encode(transfer), to: paths.transfer(key), durable: false)
+                try StateFiles.write(try JSONFormat.encode(transfer), to: paths.transferProgress(key), durable: false)
             }
             return
         }

@@ -37,6 +37,9 @@ public struct StatePaths: Sendable, Hashable {
     public func request(_ key: TaskKey) -> String { "\(requests)/\(key.app)/\(key.identifier).json" }
     public func task(_ key: TaskKey) -> String { "\(tasks)/\(key.app)/\(key.identifier).json" }
     public func transfer(_ key: TaskKey) -> String { "\(transfers)/\(key.app)/\(key.identifier).json" }
+    /// `transfers/<app>/<identifier>.progress`: the record as of its latest progress, written
+    /// without a sync (see ``TransferRecord/newest(_:progressFile:)``).
+    public func transferProgress(_ key: TaskKey) -> String { "\(transfers)/\(key.app)/\(key.identifier).progress" }
     /// `transfers/<app>/<identifier>.partial`: a download's bytes until it is whole.
     public func transferPartialData(_ key: TaskKey) -> String { "\(transfers)/\(key.app)/\(key.identifier).partial" }
     public func app(_ id: Identifier) -> String { "\(apps)/\(id).json" }

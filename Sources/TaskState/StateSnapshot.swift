@@ -30,6 +30,7 @@ public struct StateSnapshot: Sendable {
         snapshot.requests = snapshot.loadPerApp(paths.requests, as: PendingRequest.self) { $0.key }
         snapshot.tasks = snapshot.loadPerApp(paths.tasks, as: LaunchedTask.self) { $0.key }
         snapshot.transfers = snapshot.loadPerApp(paths.transfers, as: TransferRecord.self) { $0.key }
+            .map { TransferRecord.newest($0, progressFile: paths.transferProgress($0.key)) }
         snapshot.apps = snapshot.loadFlat(paths.apps, as: AppRecord.self) { $0.id }
         snapshot.conditions = snapshot.loadOptional(paths.conditions, as: ConditionsRecord.self)
         snapshot.heartbeat = snapshot.loadOptional(paths.heartbeat, as: DaemonHeartbeat.self)
@@ -45,8 +46,8 @@ public struct StateSnapshot: Sendable {
                 unreadable.append(UnreadableFile(path: appDirectory, reason: "'\(appName)' is not a valid app identifier"))
                 continue
             }
-            // Partial downloads live beside their transfer's file.
-            for name in names(appDirectory) where !name.hasSuffix(".partial") {
+            // Partial downloads and progress live beside their transfer's file.
+            for name in names(appDirectory) where !name.hasSuffix(".partial") && !name.hasSuffix(".progress") {
                 let path = "\(appDirectory)/\(name)"
                 guard let value = decodeFile(path, as: type) else { continue }
                 let expected = "\(key(value).identifier).json"

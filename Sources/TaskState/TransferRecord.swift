@@ -110,3 +110,18 @@ extension TransferRecord.State {
     /// Not yet completed, failed or cancelled.
     public var isActive: Bool { self == .waiting || self == .running || self == .paused }
 }
+
+extension TransferRecord {
+    /// The record or, when its progress file is readable and newer, the progress file's copy.
+    ///
+    /// Progress moves several times a second, and making each step durable would sync the
+    /// download's own data with it. So the scheduler writes progress to `<id>.progress` without a
+    /// sync and the durable `<id>.json` only in its group commit: a crash can lose a progress
+    /// figure (the partial file's size is the truth on resume), never the transfer itself.
+    public static func newest(_ record: TransferRecord, progressFile: String) -> TransferRecord {
+        guard let data = try? StateFiles.read(progressFile),
+              let progress = try? JSONFormat.decode(TransferRecord.self, from: data),
+              progress.key == record.key, progress.updatedAt > record.updatedAt else { return record }
+        return progress
+    }
+}

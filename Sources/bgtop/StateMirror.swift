@@ -47,7 +47,12 @@ final class StateMirror {
             case (paths.tasks, _):
                 update(&tasks, path: path, as: LaunchedTask.self, into: &unreadable)
             case (paths.transfers, _):
-                update(&transfers, path: path, as: TransferRecord.self, into: &unreadable)
+                // A progress file stands for its record: read both and keep the newer.
+                let recordPath = change.name.hasSuffix(".progress") ? String(path.dropLast(".progress".count)) + ".json" : path
+                update(&transfers, path: recordPath, as: TransferRecord.self, into: &unreadable)
+                if let key = transferKey(recordPath), let record = transfers[key] {
+                    transfers[key] = TransferRecord.newest(record, progressFile: paths.transferProgress(key))
+                }
             case (_, paths.apps):
                 guard let id = identifier(change.name) else { continue }
                 apps[id] = read(path, as: AppRecord.self, into: &unreadable)
@@ -72,6 +77,12 @@ final class StateMirror {
         let fileName = (path as NSString).lastPathComponent
         guard let app = try? Identifier(validating: appName), let id = identifier(fileName) else { return }
         map[TaskKey(app: app, identifier: id)] = read(path, as: type, into: &unreadable)
+    }
+
+    private func transferKey(_ path: String) -> TaskKey? {
+        let appName = (path as NSString).deletingLastPathComponent.split(separator: "/").last.map(String.init) ?? ""
+        guard let app = try? Identifier(validating: appName), let id = identifier((path as NSString).lastPathComponent) else { return nil }
+        return TaskKey(app: app, identifier: id)
     }
 
     /// The identifier of `<identifier>.json`, or nil for other names.

@@ -19,7 +19,8 @@ import Glibc
 
     private func transfer(_ env: TestEnvironment, _ id: String) -> TransferRecord? {
         let path = env.paths.transfer(TaskKey(app: try! Identifier(validating: Self.app), identifier: try! Identifier(validating: id)))
-        return (try? StateFiles.read(path)).flatMap { try? JSONFormat.decode(TransferRecord.self, from: $0) }
+        guard let record = (try? StateFiles.read(path)).flatMap({ try? JSONFormat.decode(TransferRecord.self, from: $0) }) else { return nil }
+        return TransferRecord.newest(record, progressFile: env.paths.transferProgress(record.key))
     }
 
     private func download(_ env: TestEnvironment, _ id: String, _ url: String, _ extra: String...) throws -> TestEnvironment.Result {
@@ -54,12 +55,20 @@ import Glibc
         daemon.crash()
         let kept = try #require(StateFiles.size(of: partial))
         #expect(kept > 0 && kept < Int(size))
+        // Progress went to the unsynced side file; the durable record was never rewritten for it.
+        // A torn side file (what a crash can leave) costs nothing.
+        let key = TaskKey(app: try Identifier(validating: Self.app), identifier: try Identifier(validating: "big"))
+        let durable = try JSONFormat.decode(TransferRecord.self, from: try StateFiles.read(env.paths.transfer(key)))
+        #expect(durable.state == .running)
+        #expect(StateFiles.exists(env.paths.transferProgress(key)))
+        try Data("{\"app\": \"com.exa".utf8).write(to: URL(fileURLWithPath: env.paths.transferProgress(key)))
 
         let second = try env.startDaemon()
         defer { second.stop() }
         try await env.eventually("the download to finish", timeout: 20) { self.transfer(env, "big")?.state == .completed }
         #expect(downloaded(env, "big") == expected(size: size, seed: 5))
         #expect(!StateFiles.exists(partial))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: env.paths.quarantine).isEmpty, "nothing quarantined")
         // The second scheduler asked for the rest of the same entity, not for all of it again.
         let resumed = server.requests(for: "/big").dropFirst()
         #expect(resumed.contains { ($0.range ?? "").hasPrefix("bytes=") && $0.range != "bytes=0-" && $0.ifRange != nil && $0.status == 206 },
