@@ -24,6 +24,8 @@ public struct DashboardSnapshot: Sendable {
     public var pending: [PendingRow] { didSet { rowCache = RowCache() } }
     public var tasks: [LaunchedTask] { didSet { rowCache = RowCache() } }
     public var transfers: [TransferRecord] { didSet { rowCache = RowCache() } }
+    /// Why each waiting transfer has not started (the scheduler's own policy, like `blockers`).
+    public var transferBlockers: [TaskKey: [String]]
     /// Recent events, oldest first.
     public var events: [Event] { didSet { rowCache = RowCache() } }
     /// Filtered, sorted rows already worked out for this data: a frame asks for them several
@@ -35,7 +37,8 @@ public struct DashboardSnapshot: Sendable {
 
     public init(now: Date, stateDirectory: String, schedulerPID: Int32? = nil, heartbeat: DaemonHeartbeat? = nil,
                 conditions: ConditionsRecord? = nil, pending: [PendingRow] = [], tasks: [LaunchedTask] = [],
-                transfers: [TransferRecord] = [], events: [Event] = [], problem: String? = nil) {
+                transfers: [TransferRecord] = [], transferBlockers: [TaskKey: [String]] = [:], events: [Event] = [],
+                problem: String? = nil) {
         self.now = now
         self.stateDirectory = stateDirectory
         self.schedulerPID = schedulerPID
@@ -44,6 +47,7 @@ public struct DashboardSnapshot: Sendable {
         self.pending = pending
         self.tasks = tasks
         self.transfers = transfers
+        self.transferBlockers = transferBlockers
         self.events = events
         self.problem = problem
     }

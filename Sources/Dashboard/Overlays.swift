@@ -89,6 +89,7 @@ enum Overlays {
             key = transfer.key
             lines = [("app", transfer.app.rawValue), ("identifier", transfer.identifier.rawValue), ("url", transfer.url),
                      ("direction", transfer.direction.rawValue), ("state", transfer.state.rawValue),
+                     ("waiting for", snapshot.transferBlockers[transfer.key]?.joined(separator: ", ") ?? "-"),
                      ("bytes", "\(transfer.bytesTransferred) of \(transfer.bytesExpected.map(String.init) ?? "unknown")"),
                      ("discretionary", transfer.isDiscretionary ? "yes" : "no"), ("earliest begin", date(transfer.earliestBeginDate)),
                      ("retries", "\(transfer.retries)" + (transfer.retryAt.map { ", next at \(date($0))" } ?? "")),

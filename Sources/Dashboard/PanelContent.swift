@@ -20,7 +20,7 @@ struct PanelContent {
                     .flexible("RUNTIME", minimum: 6, weight: 2), .fixed("STATE", wide ? 18 : 12)]
         case .transfers:
             return [.flexible("APP", minimum: 8, weight: 2), .flexible("IDENTIFIER", minimum: 8, weight: 2),
-                    .flexible("URL", minimum: 8, weight: 3), .fixed("STATE", 9),
+                    .flexible("URL", minimum: 8, weight: 3), .fixed("STATE", wide ? 16 : 9),
                     .flexible("PROGRESS", minimum: 6, weight: 2), .fixed("BYTES", wide ? 19 : 9),
                     .fixed("RATE", 9), .fixed("ETA", 6)]
         case .events:
@@ -82,16 +82,26 @@ struct PanelContent {
             let gradient = transfer.direction == .download ? "download" : "upload"
             return [TableCell(transfer.app.rawValue, keepsTail: true), TableCell(transfer.identifier.rawValue, keepsTail: true),
                     TableCell(host, keepsTail: true),
-                    TableCell(transfer.state.rawValue, style: transfer.state == .failed ? palette.error : nil),
+                    TableCell(Self.transferState(transfer, blockers: snapshot.transferBlockers[transfer.key] ?? [],
+                                                 width: widths.count > 3 ? widths[3] : 9),
+                              style: transfer.state == .failed ? palette.error : nil),
                     TableCell.bar(fraction, width: barWidth, glyphs: glyphs, style: palette.gradient(gradient, fraction),
                                   emptyStyle: palette.meterEmpty),
                     TableCell(TextFormat.bytes(transfer.bytesTransferred) + expected), TableCell(rate), TableCell(eta)]
         case .events:
             let event = snapshot.events[index]
-            let bad: Set<Event.Kind> = [.refused, .killed, .launchFailed, .quarantined, .manifestError, .commandRejected, .throttled, .interrupted]
+            let bad: Set<Event.Kind> = [.refused, .killed, .launchFailed, .quarantined, .manifestError, .commandRejected, .throttled,
+                                        .interrupted, .transferFailed]
             let style: CellStyle? = bad.contains(event.type) ? palette.error : (event.type == .expired ? palette.misc : nil)
             return [TableCell(TextFormat.clock(event.time)), TableCell(event.type.rawValue, style: style), TableCell(event.message)]
         }
+    }
+
+    /// A transfer's state, and for a waiting one what it waits for first.
+    static func transferState(_ transfer: TransferRecord, blockers: [String], width: Int) -> String {
+        guard transfer.state == .waiting, let first = blockers.first else { return transfer.state.rawValue }
+        let label = blockerLabel(first)
+        return width >= label.count + 6 ? "wait: " + label : label
     }
 
     /// Short words for blockers in the table; the detail view and `bgctl` use the exact names.
@@ -103,6 +113,7 @@ struct PanelContent {
         case "lowPower": return "low power"
         case "alreadyRunning": return "still running"
         case "noManifest": return "no manifest"
+        case "retryBackoff": return "retry"
         default: return blocker
         }
     }

@@ -54,6 +54,11 @@ struct SnapshotReader {
         let pending = snapshot.requests.map { request in
             DashboardSnapshot.PendingRow(request: request, blockers: state.blockers(for: request, at: now).map(\.rawValue))
         }
+        var transferBlockers: [TaskKey: [String]] = [:]
+        for transfer in snapshot.transfers where transfer.state == .waiting {
+            let blockers = state.transferBlockers(for: transfer, at: now).map(\.rawValue)
+            if !blockers.isEmpty { transferBlockers[transfer.key] = blockers }
+        }
         let schedulerPID = StateLock.holder(paths)
         if let first = snapshot.unreadable.first {
             let more = snapshot.unreadable.count > 1 ? " and \(snapshot.unreadable.count - 1) more" : ""
@@ -64,6 +69,6 @@ struct SnapshotReader {
         return DashboardSnapshot(
             now: now, stateDirectory: paths.root, schedulerPID: schedulerPID, heartbeat: snapshot.heartbeat,
             conditions: snapshot.conditions, pending: pending, tasks: snapshot.tasks, transfers: snapshot.transfers,
-            events: events, problem: problem)
+            transferBlockers: transferBlockers, events: events, problem: problem)
     }
 }

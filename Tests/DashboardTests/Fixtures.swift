@@ -175,7 +175,12 @@ enum Fixtures {
             event(-120, .submitted, app: "com.example.weather", id: "com.example.weather.refresh", "submitted appRefresh request"),
         ])
 
-    static let transfers = snapshot(transfers: allTransfers)
+    /// The waiting upload waits for external power (it is discretionary).
+    static let transfers: DashboardSnapshot = {
+        var made = snapshot(transfers: allTransfers)
+        made.transferBlockers = [TaskKey(app: id("com.example.photos"), identifier: id("upload-IMG_2041")): ["externalPower"]]
+        return made
+    }()
 
     static let schedulerDown: DashboardSnapshot = {
         var snapshot = busy
