@@ -16,7 +16,7 @@ struct BGBench: ParsableCommand {
 /// `bgbench scheduler` (the default): durable submits beside SQLite, launch latency, expiry lateness.
 ///
 /// Run it as `swift run -c release bgbench`; it drives the real `bgtaskd` from the same build.
-struct SchedulerBench: ParsableCommand {
+struct SchedulerBench: InterruptibleBench {
     static let configuration = CommandConfiguration(
         commandName: "scheduler",
         abstract: "Benchmark bgtop's scheduler against SQLite (durable submits), and its launch and expiry timing.",
@@ -70,18 +70,7 @@ struct SchedulerBench: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let handlers = Interruption.install()
-        defer { withExtendedLifetime(handlers) {} }
-        do {
-            try measure()
-        } catch let error as BenchError {
-            Console.error(error.description)
-            throw ExitCode.failure
-        }
-    }
-
-    private func measure() throws {
+    func measure() throws {
         let scheduler = try SchedulerBinary.locate()
         let parent = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let workspace = try Workspace(parent: parent)

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Dispatch
 import Foundation
 import Synchronization
@@ -47,5 +48,23 @@ enum Interruption {
         // Give them a moment to commit and exit before their folder goes.
         for _ in 0..<50 where schedulers.contains(where: { kill($0, 0) == 0 }) { usleep(20_000) }
         if let root { try? FileManager.default.removeItem(atPath: root) }
+    }
+}
+
+/// A benchmark that cleans up after itself when interrupted, and reports its own errors in one line.
+protocol InterruptibleBench: ParsableCommand {
+    func measure() throws
+}
+
+extension InterruptibleBench {
+    func run() throws {
+        let handlers = Interruption.install()
+        defer { withExtendedLifetime(handlers) {} }
+        do {
+            try measure()
+        } catch let error as BenchError {
+            Console.error(error.description)
+            throw ExitCode.failure
+        }
     }
 }

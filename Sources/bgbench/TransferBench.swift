@@ -10,7 +10,7 @@ import Glibc
 
 /// `bgbench transfer`: a large download over loopback carried by a real `bgtaskd`, beside `curl`
 /// fetching the same URL in the same run; throughput ratio and the daemon's peak memory.
-struct TransferBench: ParsableCommand {
+struct TransferBench: InterruptibleBench {
     static let configuration = CommandConfiguration(
         commandName: "transfer",
         abstract: "Benchmark a background download by bgtaskd beside curl fetching the same file, and bgtaskd's peak memory.",
@@ -44,18 +44,7 @@ struct TransferBench: ParsableCommand {
         guard (1...99).contains(runs) else { throw ValidationError("--runs must be from 1 to 99") }
     }
 
-    func run() throws {
-        let handlers = Interruption.install()
-        defer { withExtendedLifetime(handlers) {} }
-        do {
-            try measure()
-        } catch let error as BenchError {
-            Console.error(error.description)
-            throw ExitCode.failure
-        }
-    }
-
-    private func measure() throws {
+    func measure() throws {
         let scheduler = try SchedulerBinary.locate()
         let control = SiblingBinary.locate("bgctl")
         let parent = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
