@@ -207,13 +207,15 @@ public final class SchedulerDaemon {
             probeConditions(now: now)
         }
         // Commands are taken in batches; each batch is one group commit.
-        // Exits are taken after the first batch: a completion a process wrote just before it
+        // Exits are taken once the inbox is drained: a completion a process wrote just before it
         // exited counts, instead of the exit ending its task first.
         var more = true
         while more {
             more = try applyInboxBatch(now: Date())
-            for exit in exits { state.processExited(pid: exit.pid, status: exit.status, signal: exit.signal, now: now) }
-            exits.removeAll()
+            if !more {
+                for exit in exits { state.processExited(pid: exit.pid, status: exit.status, signal: exit.signal, now: now) }
+                exits.removeAll()
+            }
             try decideAndCommit(now: Date())
         }
     }

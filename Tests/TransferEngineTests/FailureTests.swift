@@ -39,8 +39,8 @@ struct FailureTests {
                                                                timeout: 0.5))
             let elapsed = ContinuousClock.now - started
             #expect(events.final == .failed(.requestTimedOut(seconds: 0.5)))
-            // Well before the 20 s stall ends (loose: the other tests share the machine).
-            #expect(elapsed < .seconds(15))
+            // The failure's kind is the proof that the no-progress timer fired, not the stall's
+            // end; how long the test took to see it depends on the other tests sharing the machine.
             #expect(elapsed >= .milliseconds(500))
             // The HTTP client may still hold the last slice it read; what was handed over is kept.
             let partial = try #require(fixture.partialLength("stall"))
@@ -81,8 +81,9 @@ struct FailureTests {
             }
             #expect(failure.name == "connectionFailed")
             #expect(failure.isTransient)
-            // The client retries a refused connection until its connect timeout.
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // The client retries a refused connection until its connect timeout (1 s here), not the
+            // default 15 s; the bound is loose because other tests share the machine.
+            #expect(ContinuousClock.now - started < .seconds(12))
         }
     }
 
