@@ -39,11 +39,14 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // The HTTP rules of transfers as pure functions (RFC 9110 ranges, validators, redirects,
+        // Retry-After); no dependencies, so `Scripts/fuzz` can build it with libFuzzer.
+        .target(name: "TransferCore"),
         // One attempt of a background download or upload at a time per transfer; the daemon schedules.
         .target(
             name: "TransferEngine",
             dependencies: [
-                "TaskState",
+                "TaskState", "TransferCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -129,6 +132,7 @@ let package = Package(
         // Golden screens are read through #filePath, not bundled.
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"], exclude: ["Golden"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
+        .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"]),
         .testTarget(name: "TransferEngineTests", dependencies: ["TransferEngine", "LoopbackServer", "TaskState"]),
         .testTarget(name: "CursesTerminalTests", dependencies: ["CursesTerminal", "Dashboard"]),
         // Drives the real binaries; depending on them makes `swift test` build them first.

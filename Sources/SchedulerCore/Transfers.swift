@@ -14,7 +14,9 @@ public enum TransferAction: Sendable, Equatable {
 /// How an attempt ended, as the runtime reports it.
 public enum TransferAttemptEnd: Sendable, Equatable {
     case completed(statusCode: Int)
-    case failed(message: String, transient: Bool)
+    /// `retryAfter` is the server's `Retry-After` in seconds; `madeProgress` says whether the
+    /// attempt moved any bytes before it failed (the backoff then starts over).
+    case failed(message: String, transient: Bool, retryAfter: Double? = nil, madeProgress: Bool = false)
     case paused
     case cancelled
 }
@@ -189,6 +191,22 @@ extension SchedulerState {
         setTransfer(record, durable: validatorChanged)
     }
 
+    /// The longest `Retry-After` taken from a server: a day (the resource timeout bounds the rest).
+    static let longestRetryAfter: Double = 86_400
+
+    /// A running download dropped the bytes it held and starts again from byte 0, for `reason`.
+    public mutating func transferRestarted(_ key: TaskKey, reason: String, now: Date) {
+        guard var record = transfers[key], record.state == .running else { return }
+        let dropped = record.bytesTransferred
+        record.bytesTransferred = 0
+        record.updatedAt = now
+        setTransfer(record)
+        let what = dropped > 0 ? "dropped \(dropped) bytes and " : ""
+        self.record(Event(time: now, type: .transferRestarted, app: record.app, identifier: record.identifier,
+                          reason: reason,
+                          message: "\(record.app): transfer \(record.identifier) \(what)starts again from byte 0: \(reason)"))
+    }
+
     /// An attempt ended: the record takes its outcome (a transient failure waits to retry).
     public mutating func transferEnded(_ key: TaskKey, _ end: TransferAttemptEnd, bytesTransferred: Int64,
                                        bytesExpected: Int64?, now: Date) {
@@ -209,18 +227,24 @@ extension SchedulerState {
             self.record(Event(time: now, type: .transferCompleted, app: record.app, identifier: record.identifier,
                               reason: "\(status)",
                               message: "\(record.app): transfer \(record.identifier) completed (\(size) bytes, HTTP \(status))"))
-        case .failed(let message, let transient):
+        case .failed(let message, let transient, let retryAfter, let madeProgress):
             guard record.state == .running else { return }
             if transient {
                 record.retries += 1
                 record.state = .waiting
                 record.lastError = message
-                let delay = settings.transferRetryDelay(retries: record.retries)
+                // The backoff grows with failures in a row that moved nothing; an attempt that
+                // made progress starts it over, so a flaky connection is not punished for hours.
+                let step = madeProgress ? 1 : (record.failuresWithoutProgress ?? (record.retries - 1)) + 1
+                record.failuresWithoutProgress = step
+                // RFC 9110 §10.2.3: the server says how long to wait; its word replaces the backoff.
+                let delay = retryAfter.map { min(max($0, 0), Self.longestRetryAfter) } ?? settings.transferRetryDelay(retries: step)
                 record.retryAt = now.addingTimeInterval(delay)
                 setTransfer(record)
+                let said = retryAfter == nil ? "" : " (the server's Retry-After)"
                 self.record(Event(time: now, type: .transferRetrying, app: record.app, identifier: record.identifier,
                                   reason: "retry \(record.retries)",
-                                  message: "\(record.app): transfer \(record.identifier) failed (\(message)); retry \(record.retries) in \(Self.seconds(delay))"))
+                                  message: "\(record.app): transfer \(record.identifier) failed (\(message)); retry \(record.retries) in \(Self.seconds(delay))\(said)"))
             } else {
                 _ = failTransfer(record, message: message, now: now)
             }

@@ -332,7 +332,9 @@ public final class SchedulerDaemon {
     private func applyTransferEvents(now: Date) {
         for event in transferRunner.takeEvents() {
             let progress = event.progress
-            if let end = event.attemptEnd {
+            if case .restarted(let reason) = event.kind {
+                state.transferRestarted(event.key, reason: reason, now: now)
+            } else if let end = event.attemptEnd {
                 state.transferEnded(event.key, end, bytesTransferred: progress.bytesTransferred,
                                     bytesExpected: progress.bytesExpected, now: now)
                 if case .completed = end, let record = state.transfers[event.key], record.state == .cancelled {

@@ -54,7 +54,7 @@ final class TransferRunner {
             engine.pause(key)
         case .cancel(let key):
             if !engine.cancel(key) {
-                try? StateFiles.remove(paths.transferPartialData(key))
+                TransferJob.removePartialData(at: paths.transferPartialData(key))
             }
         }
     }
@@ -95,7 +95,6 @@ final class TransferRunner {
         case .download:
             return .download(record.key, from: record.url, partialFile: paths.transferPartialData(record.key),
                              appFolder: paths.downloads(of: record.app), destination: record.destination ?? record.identifier.rawValue,
-                             validator: ResumeValidator(etag: record.etag, lastModified: record.lastModified),
                              timeoutIntervalForRequest: timeout, resourceDeadline: record.resourceDeadline)
         case .upload:
             return .upload(record.key, to: record.url, sourceFile: record.sourceFile ?? "/dev/null",
@@ -113,9 +112,11 @@ extension TransferEvent {
     /// How the attempt ended, in the policy's terms; `nil` for progress.
     var attemptEnd: TransferAttemptEnd? {
         switch kind {
-        case .progress: return nil
+        case .progress, .restarted: return nil
         case .completed(let status): return .completed(statusCode: status)
-        case .failed(let failure): return .failed(message: failure.description, transient: failure.isTransient)
+        case .failed(let failure):
+            return .failed(message: failure.description, transient: failure.isTransient, retryAfter: failure.retryAfter,
+                           madeProgress: progress.bytesMovedThisAttempt > 0)
         case .paused: return .paused
         case .cancelled: return .cancelled
         }

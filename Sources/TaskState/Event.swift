@@ -12,6 +12,8 @@ public struct Event: Codable, Hashable, Sendable {
         case conditionsChanged, quarantined, commandRejected
         case transferCreated, transferStarted, transferCompleted, transferFailed, transferRetrying
         case transferPaused, transferResumed, transferCancelled
+        /// A download's held bytes could not be resumed (RFC 9110 rules) and it starts from byte 0.
+        case transferRestarted
     }
 
     public var time: Date

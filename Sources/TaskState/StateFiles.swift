@@ -18,7 +18,8 @@ public enum StateFiles {
     /// Reads a whole regular file, refusing oversized files and, unless `followingLinks` (config
     /// files, which people manage with symlinks), symbolic links.
     public static func read(_ path: String, maximumSize: Int = maximumFileSize, followingLinks: Bool = false) throws(StateError) -> Data {
-        let raw = open(path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
+        // O_NONBLOCK: a FIFO put in place of a file must not hang the reader; fstat refuses it below.
+        let raw = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
         guard raw >= 0 else {
             if errno == ELOOP { throw .symbolicLink(path) }
             throw .system(operation: "cannot open", path: path, errno: errno)

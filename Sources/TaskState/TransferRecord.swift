@@ -55,6 +55,9 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     public var sessionSendsLaunchEvents: Bool?
     /// When the scheduler launched the app to hear of this transfer's end (once per transfer).
     public var eventsLaunchedAt: Date?
+    /// Transient failures in a row whose attempts moved no bytes: the retry backoff's step.
+    /// `nil` in older files, where `retries` stands in for it.
+    public var failuresWithoutProgress: Int?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: Direction,
                 url: String, state: State, bytesTransferred: Int64 = 0, bytesExpected: Int64? = nil,

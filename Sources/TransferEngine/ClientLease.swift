@@ -11,7 +11,8 @@ final class ClientLease: Sendable {
     init(connectTimeout: Double) {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            // Redirects are followed by the attempts, by RedirectTrail's rules (uploads re-send bodies).
+            redirectConfiguration: .disallow,
             timeout: .init(connect: .milliseconds(Int64(connectTimeout * 1000))),
             decompression: .disabled)
         // Each transfer is one long stream; idle pooled connections are not worth keeping.

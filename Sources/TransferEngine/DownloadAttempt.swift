@@ -1,10 +1,12 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOHTTP1
 import TaskState
+import TransferCore
 
-/// One attempt of a download: resume the partial data when the server allows, stream the body to
-/// it, and move the whole file into place.
+/// One attempt of a download: ask for the rest of the held representation when ``DownloadRules``
+/// allow it, take each response as they say, and move the whole file into place.
 struct DownloadAttempt: Sendable {
     let job: TransferJob
     let files: TransferJob.DownloadFiles
@@ -21,16 +23,11 @@ struct DownloadAttempt: Sendable {
             let destination = try ContainedDestination(destination: files.destination, appFolder: files.appFolder)
             let data = try PartialData(path: files.partialFile)
             partial = data
-            if data.length > 0 && job.validator.isEmpty {
-                // Without a validator the server cannot tell us whether the bytes we hold belong
-                // to the entity it has now, so they cannot be trusted.
-                try data.truncate()
-            }
-            reporter.set(bytes: data.length, expected: nil, validator: job.validator)
             let status = try await fetch(into: data)
             try data.sync()
             data.close()
             try FinalMove.perform(partial: files.partialFile, to: destination)
+            PartialValidatorFile.remove(for: files.partialFile)
             return .completed(statusCode: status)
         } catch {
             return ending(error)
@@ -58,68 +55,107 @@ struct DownloadAttempt: Sendable {
         }
     }
 
-    /// Requests the entity (the rest of it when there is partial data), appends the body, and
-    /// returns the status that delivered it. Restarts once from zero when a range is refused.
+    /// Requests the representation (the rest of it when the held bytes may be resumed), follows
+    /// redirects, takes bodies as ``DownloadRules`` say, and returns the status that completed it.
     private func fetch(into data: PartialData) async throws -> Int {
+        var held = data.length > 0 ? data.validator : nil
+        var start = DownloadRules.start(heldBytes: data.length, validator: held)
+        if case .fromStart(let discard?) = start {
+            try data.startOver(with: nil)
+            held = nil
+            reporter.restarted(discard)
+        }
+        reporter.set(bytes: data.length, expected: nil, validator: held ?? ResumeValidator())
+        var trail = RedirectTrail(url: job.url, method: "GET")
+        // One restart from byte 0 per attempt: a server that contradicts itself twice fails it.
         var restarted = false
+        func restart(_ reason: String) throws {
+            guard !restarted else { throw TransferFailure.invalidResponse(reason) }
+            restarted = true
+            try data.startOver(with: nil)
+            held = nil
+            start = .fromStart(discard: nil)
+            reporter.restarted(reason)
+        }
         while true {
-            let offset = data.length
-            var request = HTTPClientRequest(url: job.url)
+            var rangeStart: Int64?
+            var request = HTTPClientRequest(url: trail.current.url)
             request.method = .GET
             request.headers.add(name: "User-Agent", value: "bgtaskd")
-            if offset > 0, let ifRange = job.validator.ifRangeValue {
-                request.headers.add(name: "Range", value: "bytes=\(offset)-")
+            // RFC 9110 §12.5.3: without Accept-Encoding any coding is acceptable; the file must
+            // hold the representation's own bytes.
+            request.headers.add(name: "Accept-Encoding", value: "identity")
+            if case .resume(let from, let ifRange) = start {
+                rangeStart = from
+                request.headers.add(name: "Range", value: "bytes=\(from)-")
                 request.headers.add(name: "If-Range", value: ifRange)
             }
             // The watchdog (no progress, resource deadline) bounds the attempt; this deadline
             // only keeps the client's own timer out of the way.
             let response = try await client.execute(request, timeout: .hours(24 * 365))
-            let validator = ResumeValidator(etag: response.headers.first(name: "ETag"),
-                                            lastModified: response.headers.first(name: "Last-Modified"))
-            let length = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
-            let status = Int(response.status.code)
-            switch status {
-            case 206:
-                guard offset > 0, let range = ContentRange(response.headers.first(name: "Content-Range")),
-                      range.first == offset else {
-                    try data.truncate()
-                    throw TransferFailure.invalidResponse("206 for a range that was not asked for")
+            control.noteProgress()
+            let head = ResponseHead(response)
+            switch DownloadRules.step(for: head, rangeStart: rangeStart, held: held, now: Date().timeIntervalSince1970) {
+            case .redirect(let status, let location):
+                _ = try trail.follow(status: status, location: location).get()
+            case .complete:
+                reporter.begin(bytes: data.length, expected: data.length, validator: held ?? ResumeValidator())
+                return 200
+            case .restart(let reason):
+                try restart(reason)
+            case .fail(let failure):
+                throw failure
+            case .receive(let body):
+                if case .replace(let validator) = body.placement {
+                    try data.startOver(with: validator)
+                    held = validator
                 }
-                let expected = range.total ?? length.map { offset + $0 }
-                try await receive(response, into: data, expected: expected, validator: validator)
-                return status
-            case 416 where offset > 0 && !restarted:
-                let total = ContentRange(response.headers.first(name: "Content-Range"))?.total
-                if total == offset {
-                    // The partial data already holds the whole entity.
-                    reporter.begin(bytes: offset, expected: total, validator: job.validator)
-                    return 200
+                let bodyStart = data.length
+                reporter.begin(bytes: bodyStart, expected: body.total, validator: held ?? ResumeValidator())
+                if let overflow = try await receive(response, into: data, length: body.length) {
+                    // The bytes of this response cannot be trusted; those held before it can.
+                    try data.truncate(to: bodyStart)
+                    try restart(overflow)
+                    continue
                 }
-                try data.truncate()
-                restarted = true
-                continue
-            case 200..<300:
-                // A 200 to a range request: the server ignores ranges or the entity changed.
-                if offset > 0 { try data.truncate() }
-                try await receive(response, into: data, expected: length, validator: validator)
-                return status
-            default:
-                throw TransferFailure.httpStatus(status)
+                switch DownloadRules.afterBody(body, held: data.length) {
+                case .complete:
+                    return head.status
+                case .continueFrom(let offset):
+                    guard let ifRange = held?.ifRangeValue else { throw TransferFailure.invalidResponse("no validator to continue with") }
+                    start = .resume(from: offset, ifRange: ifRange)
+                case .fail(let failure):
+                    throw failure
+                }
             }
         }
     }
 
-    private func receive(_ response: HTTPClientResponse, into data: PartialData, expected: Int64?,
-                         validator: ResumeValidator) async throws {
-        reporter.begin(bytes: data.length, expected: expected, validator: validator)
+    /// Appends the body; returns why it was refused when it ran past `length` (nothing past it is
+    /// kept), and throws when it ended short of it.
+    private func receive(_ response: HTTPClientResponse, into data: PartialData, length: Int64?) async throws -> String? {
+        var received: Int64 = 0
         for try await chunk in response.body {
+            if let length, received + Int64(chunk.readableBytes) > length {
+                return "the body runs past the \(length) bytes its head announced"
+            }
             try data.append(chunk)
+            received += Int64(chunk.readableBytes)
             reporter.advance(by: chunk.readableBytes)
             // Buffered chunks are handed out even to a cancelled task; a pause must stop here.
             try Task.checkCancellation()
         }
-        if let expected, data.length < expected {
-            throw TransferFailure.connectionLost("the body ended after \(data.length) of \(expected) bytes")
+        if let length, received < length {
+            throw TransferFailure.connectionLost("the body ended after \(received) of \(length) bytes")
         }
+        return nil
+    }
+}
+
+extension ResponseHead {
+    /// The head of a response from the HTTP client.
+    init(_ response: HTTPClientResponse) {
+        self.init(status: Int(response.status.code),
+                  fields: response.headers.map { ResponseHead.Field($0.name, $0.value) })
     }
 }

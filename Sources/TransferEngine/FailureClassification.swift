@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import TransferCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +25,7 @@ extension TransferFailure {
             case .readTimeout, .writeTimeout:
                 self = .connectionLost("the connection timed out")
             case .redirectLimitReached, .redirectCycleDetected:
-                self = .invalidResponse("too many redirects")
+                self = .redirectLoop("\(error)")
             default:
                 self = .connectionLost("\(error)")
             }

@@ -1,3 +1,4 @@
+import TransferCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import TransferCore
 import NIOCore
 #if canImport(Glibc)
 import Glibc
@@ -19,13 +20,18 @@ final class PartialData {
         if fileKind(folder) == .missing, mkdir(folder, 0o700) != 0, errno != EEXIST {
             throw fileFailure(folder)
         }
-        let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        // O_NONBLOCK: a FIFO or device put in its place must not hang the attempt; fstat refuses it.
+        let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard descriptor >= 0 else { throw fileFailure(path) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             let failure = fileFailure(path)
             _ = Glibc.close(descriptor)
             throw failure
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            _ = Glibc.close(descriptor)
+            throw .fileSystem(path: path, reason: "the partial data is not a regular file")
         }
         self.path = path
         self.descriptor = descriptor
@@ -34,10 +40,25 @@ final class PartialData {
 
     deinit { close() }
 
-    /// Drops every byte, to start the entity over.
-    func truncate() throws(TransferFailure) {
-        guard ftruncate(descriptor, 0) == 0 else { throw fileFailure(path) }
-        length = 0
+    /// The validator recorded for the bytes held (see ``PartialValidatorFile``).
+    var validator: ResumeValidator? { PartialValidatorFile.read(for: path) }
+
+    /// Cuts the file back to its first `count` bytes (the prefix known to be good).
+    func truncate(to count: Int64) throws(TransferFailure) {
+        guard count < length else { return }
+        guard ftruncate(descriptor, off_t(count)) == 0 else { throw fileFailure(path) }
+        length = count
+    }
+
+    /// Begins a new representation: every held byte dropped durably, then `validator` recorded
+    /// durably, and only then may its bytes be appended. A crash in between leaves an empty file.
+    func startOver(with validator: ResumeValidator?) throws(TransferFailure) {
+        if length > 0 {
+            guard ftruncate(descriptor, 0) == 0 else { throw fileFailure(path) }
+            length = 0
+            try sync()
+        }
+        if let validator { try PartialValidatorFile.write(validator, for: path) }
     }
 
     /// Appends `buffer` whole.
@@ -75,8 +96,9 @@ final class PartialData {
         }
     }
 
-    /// Removes a partial file; a missing one is fine.
+    /// Removes a partial file and its validator; missing ones are fine.
     static func remove(at path: String) {
         _ = unlink(path)
+        PartialValidatorFile.remove(for: path)
     }
 }

@@ -1,5 +1,6 @@
 import Synchronization
 import TaskState
+import TransferCore
 
 /// Counts an attempt's bytes and sends `progress` events: one when the response head arrives, then
 /// at most one per ``interval`` while bytes move, so a state file written per event stays cheap.
@@ -41,8 +42,8 @@ final class ProgressReporter: Sendable {
         let progress = state.withLock { state in
             state.meter.reset()
             state.meter.record(bytes, at: now)
-            state.progress = TransferProgress(bytesTransferred: bytes, bytesExpected: expected,
-                                              bytesPerSecond: nil, validator: validator)
+            state.progress = TransferProgress(bytesTransferred: bytes, bytesExpected: expected, bytesPerSecond: nil,
+                                              validator: validator, bytesMovedThisAttempt: state.progress.bytesMovedThisAttempt)
             state.lastEvent = now
             state.lastSentBytes = bytes
             return state.progress
@@ -53,9 +54,21 @@ final class ProgressReporter: Sendable {
     /// Sets the count without an event (e.g. before a request is sent).
     func set(bytes: Int64, expected: Int64?, validator: ResumeValidator) {
         state.withLock { state in
-            state.progress = TransferProgress(bytesTransferred: bytes, bytesExpected: expected,
-                                              bytesPerSecond: nil, validator: validator)
+            state.progress = TransferProgress(bytesTransferred: bytes, bytesExpected: expected, bytesPerSecond: nil,
+                                              validator: validator, bytesMovedThisAttempt: state.progress.bytesMovedThisAttempt)
         }
+    }
+
+    /// The held bytes were dropped for `reason`: the count is 0 again. Always sends an event.
+    func restarted(_ reason: String) {
+        let progress = state.withLock { state in
+            state.meter.reset()
+            state.progress = TransferProgress(bytesTransferred: 0, bytesExpected: nil, bytesPerSecond: nil,
+                                              validator: ResumeValidator(), bytesMovedThisAttempt: state.progress.bytesMovedThisAttempt)
+            state.lastSentBytes = 0
+            return state.progress
+        }
+        emit(TransferEvent(key: key, kind: .restarted(reason: reason), progress: progress))
     }
 
     /// `count` more bytes moved; sends an event when the last one is at least ``interval`` old.
@@ -65,6 +78,7 @@ final class ProgressReporter: Sendable {
         var trailingAt: ContinuousClock.Instant?
         let due: TransferProgress? = state.withLock { state in
             state.progress.bytesTransferred += Int64(count)
+            state.progress.bytesMovedThisAttempt += Int64(count)
             if let last = state.lastEvent, now - last < Self.interval {
                 // Throttled: make sure the count is sent once the interval is over, even if no
                 // more bytes come (a stall must not leave the record behind the partial file).

@@ -1,4 +1,5 @@
 import NIOCore
+import TransferCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,9 +10,35 @@ final class SourceFile: Sendable {
     let path: String
     let descriptor: Int32
     let length: Int64
+    /// Who the file was when it was opened: a rewrite in place changes the times, a replacement
+    /// (rename over it) the inode.
+    private let identity: Identity
+
+    struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+        var changed: timespec
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            modified = info.st_mtim
+            changed = info.st_ctim
+        }
+
+        static func == (a: Identity, b: Identity) -> Bool {
+            a.device == b.device && a.inode == b.inode && a.size == b.size
+                && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+                && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+        }
+    }
 
     init(path: String) throws(TransferFailure) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO named as the source must not hang the attempt; fstat refuses it.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw .sourceUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
@@ -23,9 +50,21 @@ final class SourceFile: Sendable {
         self.path = path
         self.descriptor = descriptor
         self.length = Int64(info.st_size)
+        identity = Identity(info)
     }
 
     deinit { _ = close(descriptor) }
+
+    /// Throws ``TransferFailure/sourceChanged(path:)`` when the open file was written to, or the
+    /// path now names another file, since it was opened.
+    func checkUnchanged() throws(TransferFailure) {
+        var open = stat()
+        var named = stat()
+        guard fstat(descriptor, &open) == 0, Identity(open) == identity,
+              stat(path, &named) == 0, Identity(named) == identity else {
+            throw .sourceChanged(path: path)
+        }
+    }
 }
 
 /// The bytes of a source file as a stream of buffers, read one chunk at a time as the HTTP client

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TaskState
+@_exported import TransferCore
 
 /// Why ``TransferEngine/start(_:events:)`` refused a job.
 public enum TransferStartError: Error, Hashable, Sendable, CustomStringConvertible {

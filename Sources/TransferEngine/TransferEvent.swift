@@ -1,4 +1,5 @@
 import TaskState
+import TransferCore
 
 /// How far one transfer has got.
 public struct TransferProgress: Hashable, Sendable {
@@ -8,15 +9,20 @@ public struct TransferProgress: Hashable, Sendable {
     public var bytesExpected: Int64?
     /// Bytes per second over the last few seconds; `nil` until there are two samples.
     public var bytesPerSecond: Double?
-    /// The validator of the entity being downloaded, to record for a later resume; empty for uploads.
+    /// The validator of the representation being downloaded (shown in the record; resuming uses
+    /// the durable copy beside the partial data); empty for uploads.
     public var validator: ResumeValidator
+    /// Body bytes received or sent by this attempt so far, across restarts and redirects: an
+    /// attempt that moved bytes made progress, whatever it ended with.
+    public var bytesMovedThisAttempt: Int64
 
     public init(bytesTransferred: Int64, bytesExpected: Int64? = nil, bytesPerSecond: Double? = nil,
-                validator: ResumeValidator = ResumeValidator()) {
+                validator: ResumeValidator = ResumeValidator(), bytesMovedThisAttempt: Int64 = 0) {
         self.bytesTransferred = bytesTransferred
         self.bytesExpected = bytesExpected
         self.bytesPerSecond = bytesPerSecond
         self.validator = validator
+        self.bytesMovedThisAttempt = bytesMovedThisAttempt
     }
 }
 
@@ -28,6 +34,9 @@ public struct TransferEvent: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
         /// Bytes moved, or the response head arrived.
         case progress
+        /// The held bytes were dropped and the download starts again from byte 0, for `reason`
+        /// (they could not be proven to belong to the representation the server sends now).
+        case restarted(reason: String)
         /// Downloads: the file is in place and durable. Uploads: the server accepted the body.
         case completed(statusCode: Int)
         /// The attempt ended without success; the partial data is kept when the failure is transient.
@@ -50,5 +59,10 @@ public struct TransferEvent: Hashable, Sendable {
     }
 
     /// Whether this event ends the attempt.
-    public var isFinal: Bool { kind != .progress }
+    public var isFinal: Bool {
+        switch kind {
+        case .progress, .restarted: return false
+        case .completed, .failed, .paused, .cancelled: return true
+        }
+    }
 }

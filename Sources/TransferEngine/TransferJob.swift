@@ -1,3 +1,4 @@
+import TransferCore
 import Foundation
 import TaskState
 
@@ -48,32 +49,29 @@ public struct TransferJob: Hashable, Sendable {
     /// An `http` or `https` URL.
     public var url: String
     public var files: Files
-    /// The validator recorded by an earlier attempt, so partial data can be resumed.
-    public var validator: ResumeValidator
     /// Seconds without progress before the attempt fails with ``TransferFailure/requestTimedOut(seconds:)``.
     public var timeoutIntervalForRequest: Double
     /// The moment the transfer gives up for good (``TransferFailure/resourceTimedOut``); `nil` for never.
     public var resourceDeadline: Date?
 
-    public init(key: TaskKey, url: String, files: Files, validator: ResumeValidator = ResumeValidator(),
+    public init(key: TaskKey, url: String, files: Files,
                 timeoutIntervalForRequest: Double = TransferRecord.defaultTimeoutIntervalForRequest,
                 resourceDeadline: Date? = nil) {
         self.key = key
         self.url = url
         self.files = files
-        self.validator = validator
         self.timeoutIntervalForRequest = timeoutIntervalForRequest
         self.resourceDeadline = resourceDeadline
     }
 
     /// A download of `url` to `destination` inside `appFolder`.
     public static func download(_ key: TaskKey, from url: String, partialFile: String, appFolder: String,
-                                destination: String, validator: ResumeValidator = ResumeValidator(),
+                                destination: String,
                                 timeoutIntervalForRequest: Double = TransferRecord.defaultTimeoutIntervalForRequest,
                                 resourceDeadline: Date? = nil) -> TransferJob {
         TransferJob(key: key, url: url,
                     files: .download(DownloadFiles(partialFile: partialFile, appFolder: appFolder, destination: destination)),
-                    validator: validator, timeoutIntervalForRequest: timeoutIntervalForRequest,
+                    timeoutIntervalForRequest: timeoutIntervalForRequest,
                     resourceDeadline: resourceDeadline)
     }
 
@@ -111,6 +109,11 @@ public struct TransferJob: Hashable, Sendable {
     /// Removes a download's partial data (for a transfer cancelled while it was not running).
     public func removePartialData() {
         if case .download(let download) = files { PartialData.remove(at: download.partialFile) }
+    }
+
+    /// Removes the partial data at `partialFile` and the validator recorded beside it.
+    public static func removePartialData(at partialFile: String) {
+        PartialData.remove(at: partialFile)
     }
 
     static func checkURL(_ text: String) throws(TransferFailure) {

@@ -1,10 +1,13 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOHTTP1
 import TaskState
+import TransferCore
 
-/// One attempt of an upload: the source file streamed as the request body with its length.
-/// Uploads do not resume; each attempt sends the whole file.
+/// One attempt of an upload: the source file streamed as the request body with its length,
+/// redirects followed as ``RedirectTrail`` says (the body sent again from byte 0), and success
+/// taken only if the file did not change while it was read. Uploads do not resume.
 struct UploadAttempt: Sendable {
     let job: TransferJob
     let upload: TransferJob.UploadFile
@@ -15,21 +18,7 @@ struct UploadAttempt: Sendable {
     func run() async -> TransferEvent.Kind {
         do {
             try TransferJob.checkURL(job.url)
-            let source = try SourceFile(path: upload.sourceFile)
-            var request = HTTPClientRequest(url: job.url)
-            request.method = upload.method == .post ? .POST : .PUT
-            request.headers.add(name: "User-Agent", value: "bgtaskd")
-            request.headers.add(name: "Content-Type", value: "application/octet-stream")
-            let reporter = self.reporter
-            reporter.begin(bytes: 0, expected: source.length, validator: ResumeValidator())
-            request.body = .stream(SourceChunks(file: source) { reporter.advance(by: $0) },
-                                   length: .known(source.length))
-            let response = try await client.execute(request, timeout: .hours(24 * 365))
-            control.noteProgress()
-            for try await _ in response.body { control.noteProgress() }
-            let status = Int(response.status.code)
-            guard (200..<300).contains(status) else { throw TransferFailure.httpStatus(status) }
-            return .completed(statusCode: status)
+            return .completed(statusCode: try await send())
         } catch {
             switch control.stopReason {
             case .pause: return .paused
@@ -37,6 +26,45 @@ struct UploadAttempt: Sendable {
             case .requestTimeout(let seconds): return .failed(.requestTimedOut(seconds: seconds))
             case .resourceTimeout: return .failed(.resourceTimedOut)
             case nil: return .failed(TransferFailure(classifying: error))
+            }
+        }
+    }
+
+    /// Sends the request (again after each redirect) and returns the final success status.
+    private func send() async throws -> Int {
+        var trail = RedirectTrail(url: job.url, method: upload.method.rawValue)
+        var sendsBody = true
+        while true {
+            var request = HTTPClientRequest(url: trail.current.url)
+            request.method = HTTPMethod(rawValue: trail.current.method)
+            request.headers.add(name: "User-Agent", value: "bgtaskd")
+            var source: SourceFile?
+            if sendsBody {
+                let file = try SourceFile(path: upload.sourceFile)
+                source = file
+                request.headers.add(name: "Content-Type", value: "application/octet-stream")
+                let reporter = self.reporter
+                reporter.begin(bytes: 0, expected: file.length, validator: ResumeValidator())
+                request.body = .stream(SourceChunks(file: file) { reporter.advance(by: $0) }, length: .known(file.length))
+            }
+            let response = try await client.execute(request, timeout: .hours(24 * 365))
+            control.noteProgress()
+            for try await _ in response.body { control.noteProgress() }
+            // What the server took must be the file as it was when it was opened.
+            try source?.checkUnchanged()
+            let head = ResponseHead(response)
+            switch head.status {
+            case 200...299:
+                return head.status
+            case 301, 302, 303, 307, 308:
+                // §15.4: the target is in Location; without exactly one, the redirect cannot be followed.
+                guard let location = head.first("Location"), !location.isEmpty else {
+                    throw TransferFailure.httpStatus(head.status)
+                }
+                let hop = try trail.follow(status: head.status, location: location).get()
+                sendsBody = hop.sendsBody
+            default:
+                throw StatusRules.failure(for: head, now: Date().timeIntervalSince1970)
             }
         }
     }

@@ -20,7 +20,7 @@ struct ResumeTests {
             var offsets: [Int64] = []
             var held: Int64 = 0
             for drop in drops {
-                let events = try await runAttempt(fixture.engine, fixture.download("photo", "/photo", validator: validator))
+                let events = try await runAttempt(fixture.engine, fixture.download("photo", "/photo"))
                 guard case .failed(let failure) = events.final else {
                     Issue.record("expected a failure, got \(String(describing: events.final))")
                     return
@@ -36,7 +36,7 @@ struct ResumeTests {
                 validator = events.validator
                 #expect(validator.etag == "\"g7-\(size)\"")
             }
-            let events = try await runAttempt(fixture.engine, fixture.download("photo", "/photo", validator: validator))
+            let events = try await runAttempt(fixture.engine, fixture.download("photo", "/photo"))
             #expect(events.final == .completed(statusCode: 206))
             let destination = fixture.appFolder + "/photo.bin"
             #expect(try await holdsExactly(destination, bytes, scratch: fixture.root))
@@ -56,10 +56,10 @@ struct ResumeTests {
             let size: Int64 = 1_000_000
             fixture.server.setRoute("/doc", Route(.generated(size: size, seed: 3), faults: Faults(ignoreRange: true),
                                                  nextRequests: [Faults(dropAfter: 400_000)]))
-            let first = try await runAttempt(fixture.engine, fixture.download("doc", "/doc"))
+            _ = try await runAttempt(fixture.engine, fixture.download("doc", "/doc"))
             let partial = try #require(fixture.partialLength("doc"))
             #expect(partial > 0 && partial <= 400_000)
-            let second = try await runAttempt(fixture.engine, fixture.download("doc", "/doc", validator: first.validator))
+            let second = try await runAttempt(fixture.engine, fixture.download("doc", "/doc"))
             #expect(second.final == .completed(statusCode: 200))
             #expect(try await holdsExactly(fixture.appFolder + "/doc.bin", GeneratedBytes(size: size, seed: 3), scratch: fixture.root))
             let requests = fixture.server.requests(for: "/doc")
@@ -74,11 +74,11 @@ struct ResumeTests {
         try await withFixture { fixture in
             let size: Int64 = 800_000
             fixture.server.setRoute("/feed", Route(.generated(size: size, seed: 1), nextRequests: [Faults(dropAfter: 300_000)]))
-            let first = try await runAttempt(fixture.engine, fixture.download("feed", "/feed"))
+            _ = try await runAttempt(fixture.engine, fixture.download("feed", "/feed"))
             #expect((fixture.partialLength("feed") ?? 0) > 0)
             // The server now has a new version of the file, one byte longer.
             fixture.server.setRoute("/feed", Route(.generated(size: size + 1, seed: 2)))
-            let second = try await runAttempt(fixture.engine, fixture.download("feed", "/feed", validator: first.validator))
+            let second = try await runAttempt(fixture.engine, fixture.download("feed", "/feed"))
             #expect(second.final == .completed(statusCode: 200))
             #expect(second.validator.etag == "\"g2-\(size + 1)\"")
             #expect(try await holdsExactly(fixture.appFolder + "/feed.bin", GeneratedBytes(size: size + 1, seed: 2), scratch: fixture.root))
@@ -104,8 +104,8 @@ struct ResumeTests {
             fixture.server.setRoute("/done", Route(.generated(size: 50_000, seed: 9)))
             let key = fixture.key("done")
             try await writeGenerated(bytes, to: fixture.paths.transferPartialData(key))
-            let events = try await runAttempt(fixture.engine,
-                                              fixture.download("done", "/done", validator: ResumeValidator(etag: "\"g9-50000\"")))
+            try fixture.recordValidator("done", ResumeValidator(etag: "\"g9-50000\""))
+            let events = try await runAttempt(fixture.engine, fixture.download("done", "/done"))
             #expect(events.final == .completed(statusCode: 200))
             #expect(fixture.server.requests(for: "/done").map(\.status) == [416])
             #expect(try await matchesGenerated(fixture.appFolder + "/done.bin", bytes))
@@ -118,8 +118,8 @@ struct ResumeTests {
             fixture.server.setRoute("/short", Route(.generated(size: 10_000, seed: 4)))
             let key = fixture.key("short")
             _ = FileManager.default.createFile(atPath: fixture.paths.transferPartialData(key), contents: Data(repeating: 1, count: 20_000))
-            let events = try await runAttempt(fixture.engine,
-                                              fixture.download("short", "/short", validator: ResumeValidator(etag: "\"g4-10000\"")))
+            try fixture.recordValidator("short", ResumeValidator(etag: "\"g4-10000\""))
+            let events = try await runAttempt(fixture.engine, fixture.download("short", "/short"))
             #expect(events.final == .completed(statusCode: 200))
             #expect(fixture.server.requests(for: "/short").map(\.status) == [416, 200])
             #expect(try await matchesGenerated(fixture.appFolder + "/short.bin", GeneratedBytes(size: 10_000, seed: 4)))
@@ -150,7 +150,7 @@ struct ResumeTests {
             #expect(pausedAt > 0 && pausedAt <= 200_000)
             #expect(events.last?.progress.bytesTransferred == pausedAt)
             #expect(fixture.engine.runningKeys.isEmpty)
-            let resumed = try await runAttempt(fixture.engine, fixture.download("slow", "/slow", validator: events.validator))
+            let resumed = try await runAttempt(fixture.engine, fixture.download("slow", "/slow"))
             #expect(resumed.final == .completed(statusCode: 206))
             #expect(resumed.progressEvents.first?.progress.bytesTransferred == pausedAt)
             #expect(fixture.server.requests(for: "/slow").last?.range == "bytes=\(pausedAt)-")

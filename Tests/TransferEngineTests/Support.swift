@@ -31,16 +31,26 @@ struct TransferFixture {
 
     /// A download of `path` on the server to `destination` in the app folder.
     func download(_ name: String, _ path: String, to destination: String? = nil,
-                  validator: ResumeValidator = ResumeValidator(), timeout: Double = 10,
+                  timeout: Double = 10,
                   resourceDeadline: Date? = nil) -> TransferJob {
         let key = key(name)
         return .download(key, from: server.url(path), partialFile: paths.transferPartialData(key),
-                         appFolder: appFolder, destination: destination ?? "\(name).bin", validator: validator,
+                         appFolder: appFolder, destination: destination ?? "\(name).bin",
                          timeoutIntervalForRequest: timeout, resourceDeadline: resourceDeadline)
     }
 
     func partialLength(_ name: String) -> Int64? {
         fileSize(paths.transferPartialData(key(name)))
+    }
+
+    /// Records `validator` for the partial data of `name`, as an earlier attempt would have.
+    func recordValidator(_ name: String, _ validator: ResumeValidator) throws {
+        try StateFiles.write(try JSONFormat.encode(validator), to: validatorFile(name), durable: false)
+    }
+
+    /// The file beside the partial data that holds its validator.
+    func validatorFile(_ name: String) -> String {
+        paths.transferPartialData(key(name)) + ".validator"
     }
 }
 
@@ -82,7 +92,7 @@ func runAttempt(_ engine: TransferEngine, _ job: TransferJob) async throws -> [T
 extension Array where Element == TransferEvent {
     var final: TransferEvent.Kind? { last?.kind }
     var progressEvents: [TransferEvent] { filter { $0.kind == .progress } }
-    /// The validator the last progress event reported, to hand to the next attempt.
+    /// The validator the last progress event reported.
     var validator: ResumeValidator { last?.progress.validator ?? ResumeValidator() }
 }
 

@@ -13,14 +13,20 @@ public enum TransferFailure: Error, Hashable, Sendable, CustomStringConvertible 
     case destinationUnusable(path: String, reason: String)
     /// The upload's source file cannot be read.
     case sourceUnreadable(path: String, reason: String)
-    /// The upload's source file changed size while it was being sent.
+    /// The upload's source file changed (size, modification time, inode or change time) while it
+    /// was being sent: what the server got may be torn, so it is sent again later.
     case sourceChanged(path: String)
     /// No space left on the device holding the partial data or the destination (`ENOSPC`, `EDQUOT`).
     case diskFull(path: String)
     /// Another local file error.
     case fileSystem(path: String, reason: String)
-    /// The server answered with a status that is not success.
-    case httpStatus(Int)
+    /// The server answered with a status that is not success, and how long it asked the client to
+    /// wait (`Retry-After`, in seconds) if it did.
+    case httpStatus(Int, retryAfter: Double? = nil)
+    /// Redirects that cannot end: a cycle, or more than ``RedirectTrail/maximumHops``.
+    case redirectLoop(String)
+    /// The finished download's SHA-256 is not the one the app asked for.
+    case checksumMismatch(expected: String, actual: String)
     /// No connection could be made (refused, unreachable, name not resolved, TLS refused).
     case connectionFailed(String)
     /// The connection ended before the whole body arrived (dropped, reset, or shorter than
@@ -35,19 +41,26 @@ public enum TransferFailure: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// Whether another attempt later may succeed.
     ///
-    /// Transient: connection failures and losses, request timeouts, `408`, `429`, `5xx`, responses
-    /// that contradict the request, and a full disk (space can be freed; the resource deadline bounds
-    /// the retries). Everything else is permanent.
+    /// Transient: connection failures and losses, request timeouts, the statuses
+    /// ``StatusRules/isTransient(_:)`` names, responses that contradict the request, a source file
+    /// that changed while it was sent, and a full disk (space can be freed; the resource deadline
+    /// bounds the retries). Everything else is permanent and ends the transfer at once.
     public var isTransient: Bool {
         switch self {
-        case .connectionFailed, .connectionLost, .requestTimedOut, .invalidResponse, .diskFull:
+        case .connectionFailed, .connectionLost, .requestTimedOut, .invalidResponse, .diskFull, .sourceChanged:
             return true
-        case .httpStatus(let status):
-            return status == 408 || status == 429 || (500...599).contains(status)
+        case .httpStatus(let status, _):
+            return StatusRules.isTransient(status)
         case .invalidURL, .unsupportedScheme, .destinationOutsideAppFolder, .destinationUnusable,
-             .sourceUnreadable, .sourceChanged, .fileSystem, .resourceTimedOut:
+             .sourceUnreadable, .fileSystem, .resourceTimedOut, .redirectLoop, .checksumMismatch:
             return false
         }
+    }
+
+    /// The server's `Retry-After`, in seconds, when the failure carries one.
+    public var retryAfter: Double? {
+        if case .httpStatus(_, let retryAfter) = self { return retryAfter }
+        return nil
     }
 
     /// A short stable name for logs and `--json` output.
@@ -67,6 +80,8 @@ public enum TransferFailure: Error, Hashable, Sendable, CustomStringConvertible 
         case .requestTimedOut: return "requestTimedOut"
         case .resourceTimedOut: return "resourceTimedOut"
         case .invalidResponse: return "invalidResponse"
+        case .redirectLoop: return "redirectLoop"
+        case .checksumMismatch: return "checksumMismatch"
         }
     }
 
@@ -77,10 +92,14 @@ public enum TransferFailure: Error, Hashable, Sendable, CustomStringConvertible 
         case .destinationOutsideAppFolder(let path): return "destination '\(path)' is outside the app's folder"
         case .destinationUnusable(let path, let reason): return "destination '\(path)' cannot be used: \(reason)"
         case .sourceUnreadable(let path, let reason): return "cannot read '\(path)': \(reason)"
-        case .sourceChanged(let path): return "'\(path)' changed size while it was being sent"
+        case .sourceChanged(let path): return "'\(path)' changed while it was being sent"
         case .diskFull(let path): return "no space left on the device writing '\(path)'"
         case .fileSystem(let path, let reason): return "'\(path)': \(reason)"
-        case .httpStatus(let status): return "the server answered HTTP \(status)"
+        case .httpStatus(let status, let retryAfter):
+            return "the server answered HTTP \(status)" + (retryAfter.map { " (retry after \(Self.format($0)) s)" } ?? "")
+        case .redirectLoop(let reason): return "redirects do not end: \(reason)"
+        case .checksumMismatch(let expected, let actual):
+            return "the download's SHA-256 is \(actual), not the expected \(expected)"
         case .connectionFailed(let reason): return "could not connect: \(reason)"
         case .connectionLost(let reason): return "connection lost: \(reason)"
         case .requestTimedOut(let seconds): return "no progress for \(Self.format(seconds)) s"
