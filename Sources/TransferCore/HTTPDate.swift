@@ -47,7 +47,10 @@ public enum HTTPDate {
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(names[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+        // §5.6.7: the year is 4DIGIT, so years before 1000 keep their leading zeros.
+        let year = String(parts.tm_year + 1900)
+        let paddedYear = String(repeating: "0", count: max(0, 4 - year.count)) + year
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(names[Int(parts.tm_mon)]) \(paddedYear) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
