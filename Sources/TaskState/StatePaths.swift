@@ -42,6 +42,14 @@ public struct StatePaths: Sendable, Hashable {
     public func transferProgress(_ key: TaskKey) -> String { "\(transfers)/\(key.app)/\(key.identifier).progress" }
     /// `transfers/<app>/<identifier>.partial`: a download's bytes until it is whole.
     public func transferPartialData(_ key: TaskKey) -> String { "\(transfers)/\(key.app)/\(key.identifier).partial" }
+    /// `transfers/<app>/<identifier>.partial.validator`: the validator of the representation the
+    /// partial data holds, made durable before its first byte is written.
+    public func transferPartialValidator(_ key: TaskKey) -> String { transferPartialData(key) + ".validator" }
+    /// Whether a name in `transfers/<app>/` is a download's partial data or its validator, which
+    /// live beside the records but are not records.
+    public static func isPartialDataName(_ name: String) -> Bool {
+        name.hasSuffix(".partial") || name.hasSuffix(".partial.validator")
+    }
     public func app(_ id: Identifier) -> String { "\(apps)/\(id).json" }
     /// The app's own folder, where its finished downloads are moved.
     public func downloads(of app: Identifier) -> String { "\(downloads)/\(app)" }

@@ -47,7 +47,7 @@ public struct StateSnapshot: Sendable {
                 continue
             }
             // Partial downloads and progress live beside their transfer's file.
-            for name in names(appDirectory) where !name.hasSuffix(".partial") && !name.hasSuffix(".progress") {
+            for name in names(appDirectory) where !StatePaths.isPartialDataName(name) && !name.hasSuffix(".progress") {
                 let path = "\(appDirectory)/\(name)"
                 guard let value = decodeFile(path, as: type) else { continue }
                 let expected = "\(key(value).identifier).json"

@@ -3,7 +3,7 @@ import Foundation
 import TaskState
 
 /// The validator of the representation whose first bytes a download's partial file holds, kept in
-/// a file beside it (`<id>.partial.validator`).
+/// a file beside it (`<id>.partial.validator`, see ``TaskState/StatePaths/transferPartialValidator(_:)``).
 ///
 /// It is made durable before the first byte of a new representation is written, and the partial
 /// file is emptied durably before a new validator replaces an old one, so after a crash at any

@@ -47,6 +47,7 @@ final class StateMirror {
             case (paths.tasks, _):
                 update(&tasks, path: path, as: LaunchedTask.self, into: &unreadable)
             case (paths.transfers, _):
+                if StatePaths.isPartialDataName(change.name) { continue }
                 // A progress file stands for its record: read both and keep the newer.
                 let recordPath = change.name.hasSuffix(".progress") ? String(path.dropLast(".progress".count)) + ".json" : path
                 update(&transfers, path: recordPath, as: TransferRecord.self, into: &unreadable)
