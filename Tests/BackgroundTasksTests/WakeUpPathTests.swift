@@ -134,7 +134,7 @@ import Glibc
         try await env.eventually("the drop and the resume", timeout: 15) { server.requests(for: "/episode").count >= 2 }
         let partial = env.paths.transferPartialData(TaskKey(app: try Identifier(validating: TestEnvironment.fixtureID),
                                                             identifier: try Identifier(validating: handedOver.identifier)))
-        try await env.eventually("more bytes after the resume") { (StateFiles.size(of: partial) ?? 0) > 2_500_000 }
+        try await env.eventually("more bytes after the resume", timeout: 20) { (StateFiles.size(of: partial) ?? 0) > 2_500_000 }
         daemon.crash()
         let restarted = try env.startDaemon()
         defer { restarted.stop() }
