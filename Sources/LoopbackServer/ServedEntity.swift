@@ -11,10 +11,12 @@ final class ServedEntity {
     private let generated: GeneratedBytes?
     private let descriptor: Int32
 
-    /// The entity for `content`, or `nil` when there is nothing to get (a missing file, an upload target).
-    init?(_ content: Route.Content) {
+    /// The entity for `content`, or `nil` when there is nothing to get (a missing file, an upload
+    /// target, a redirect). A `generation` moves generated content to another seed.
+    init?(_ content: Route.Content, generation: UInt64? = nil) {
         switch content {
-        case .generated(let size, let seed):
+        case .generated(let size, let baseSeed):
+            let seed = baseSeed &+ (generation ?? 0)
             self.size = size
             generated = GeneratedBytes(size: size, seed: seed)
             descriptor = -1
@@ -33,7 +35,7 @@ final class ServedEntity {
             size = Int64(info.st_size)
             etag = "\"f\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)\""
             lastModified = Self.httpDate(Int(info.st_mtim.tv_sec))
-        case .uploadTarget:
+        case .uploadTarget, .redirect:
             return nil
         }
     }
@@ -65,12 +67,23 @@ final class ServedEntity {
         return buffer
     }
 
-    /// Whether an `If-Range` value names this entity: a strong ETag equal to ours, or our exact
-    /// `Last-Modified`.
-    func matches(ifRange value: String) -> Bool {
+    /// The validator headers sent under `mode`.
+    func validators(_ mode: Faults.ETagMode) -> [(String, String)] {
+        switch mode {
+        case .normal: [("ETag", etag), ("Last-Modified", lastModified)]
+        case .none: []
+        case .weak: [("ETag", "W/" + etag), ("Last-Modified", lastModified)]
+        case .lastModifiedOnly: [("Last-Modified", lastModified)]
+        }
+    }
+
+    /// Whether an `If-Range` value names this entity as advertised under `mode`: our strong ETag,
+    /// or our exact `Last-Modified` when we send one. A weak ETag never matches (RFC 9110
+    /// §13.1.5), nor does a validator the server never gave out.
+    func matches(ifRange value: String, advertising mode: Faults.ETagMode) -> Bool {
         if value.hasPrefix("W/") { return false }
-        if value.hasPrefix("\"") { return value == etag }
-        return value == lastModified
+        if value.hasPrefix("\"") { return mode == .normal && value == etag }
+        return mode != .none && value == lastModified
     }
 
     /// An IMF-fixdate, e.g. `Sun, 22 Nov 2026 10:00:00 GMT`.
