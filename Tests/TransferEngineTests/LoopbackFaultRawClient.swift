@@ -1,7 +1,20 @@
 import Foundation
+import LoopbackServer
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Runs `body` against a server with `routes`, and shuts the server down however `body` ends.
+func withLoopback(_ routes: [String: Route] = [:], _ body: (LoopbackServer) async throws -> Void) async throws {
+    let server = try await LoopbackServer.start(routes: routes)
+    do {
+        try await body(server)
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
+}
 
 /// A response exactly as it came off the wire, for checking what the server sent (the transfer
 /// engine's client would tidy it up or refuse it).
