@@ -31,7 +31,7 @@ public struct GeneratedBytes: Hashable, Sendable {
         self.pattern = Array(pattern.prefix(Self.period))
     }
 
-    /// Fills `buffer` with the bytes starting at `offset` (the caller keeps within `size`).
+    /// Fills `buffer` with the bytes starting at `offset`; past `size` the pattern simply goes on.
     public func fill(_ buffer: UnsafeMutableRawBufferPointer, from offset: Int64) {
         var written = 0
         var position = offset

@@ -13,6 +13,8 @@ private let executor = DispatchTaskExecutor(label: "LoopbackServer")
 ///
 /// Besides configured routes, `GET /generated/<size>[?seed=N]` serves ``GeneratedBytes``, and a
 /// `PUT` or `POST` anywhere is accepted, counted and hashed (see ``receivedUpload(_:)``).
+///
+/// ``FaultCase`` names the misbehaviours a download client must survive, each as ready routes.
 public final class LoopbackServer: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
@@ -49,7 +51,11 @@ public final class LoopbackServer: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .bind(host: "127.0.0.1", port: 0) { child in
                     child.eventLoop.makeCompletedFuture {
-                        try child.pipeline.syncOperations.configureHTTPServerPipeline()
+                        // Framing is the server's to get wrong on purpose (a close-delimited body,
+                        // a lying length): the encoder must not add chunked encoding of its own.
+                        var encoding = HTTPResponseEncoder.Configuration()
+                        encoding.automaticallySetFramingHeaders = false
+                        try child.pipeline.syncOperations.configureHTTPServerPipeline(withEncoderConfiguration: encoding)
                         return try Connection(wrappingChannelSynchronously: child)
                     }
                 }
@@ -80,10 +86,10 @@ public final class LoopbackServer: Sendable {
         state.withLock { $0.uploads[path] }
     }
 
-    /// Every request so far, oldest first.
     /// How many requests ``requests`` remembers, newest last.
     public static let requestsKept = 10_000
 
+    /// Every request so far (up to ``requestsKept``), oldest first.
     public var requests: [RequestRecord] {
         state.withLock { $0.requests }
     }

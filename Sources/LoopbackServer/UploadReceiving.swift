@@ -6,16 +6,26 @@ import Glibc
 
 extension LoopbackServer {
     /// Reads an upload's body as it arrives (counted, hashed, and saved when the route says so),
-    /// then answers `201` with the count and hash, or the injected status.
+    /// then answers `201` with the count and hash, or the injected status, or the route's redirect.
     func receiveUpload(_ request: ParsedRequest, parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
                        outbound: ResponseChannel) async throws -> Bool {
         let found = takeRoute(request.path)
         let faults = (found?.faults ?? Faults()).overridden(by: Faults(query: request.query))
+        var redirect: (status: Int, location: String)?
         var descriptor: Int32 = -1
-        if case .uploadTarget(let path)? = found?.route.content {
+        switch found?.route.content {
+        case .uploadTarget(let path)?:
             descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        case .redirect(let status, let location)?:
+            redirect = (status, location)
+        default:
+            break
         }
         defer { if descriptor >= 0 { _ = close(descriptor) } }
+        // A redirect takes nothing in: its body is only counted for the request record.
+        func keep(_ upload: ReceivedUpload) {
+            if redirect == nil { record(upload: upload, at: request.path) }
+        }
         var hash = SHA256()
         var count: Int64 = 0
         var ended = false
@@ -33,9 +43,10 @@ extension LoopbackServer {
                 }
                 count += Int64(buffer.readableBytes)
                 if let limit = faults.dropAfter, count >= limit {
-                    record(upload: ReceivedUpload(method: request.head.method.rawValue, byteCount: count,
-                                                  sha256: hash.hexDigest(), isComplete: false), at: request.path)
-                    record(request.record(status: 0))
+                    let digest = hash.hexDigest()
+                    keep(ReceivedUpload(method: request.head.method.rawValue, byteCount: count, sha256: digest,
+                                        isComplete: false))
+                    record(request.record(status: 0, bodyBytes: count, sha256: digest))
                     return false
                 }
             case .end:
@@ -47,21 +58,24 @@ extension LoopbackServer {
         let complete = ended && (announced == nil || announced == count)
         if descriptor >= 0 { _ = fsync(descriptor) }
         let digest = hash.hexDigest()
-        record(upload: ReceivedUpload(method: request.head.method.rawValue, byteCount: count, sha256: digest,
-                                      isComplete: complete), at: request.path)
+        keep(ReceivedUpload(method: request.head.method.rawValue, byteCount: count, sha256: digest,
+                            isComplete: complete))
         guard ended else {
-            record(request.record(status: 0))
+            record(request.record(status: 0, bodyBytes: count, sha256: digest))
             return false
         }
         if let status = faults.status {
-            record(request.record(status: status))
-            try await outbound.writeSimple(HTTPResponseStatus(statusCode: status), "injected status \(status)\n",
-                                           keepAlive: request.keepAlive)
+            record(request.record(status: status, bodyBytes: count, sha256: digest))
+            try await outbound.writeInjected(status: status, faults: faults, to: request)
             return request.keepAlive
         }
-        record(request.record(status: 201))
-        try await outbound.writeSimple(.created, "{\"bytes\":\(count),\"sha256\":\"\(digest)\"}\n",
-                                       keepAlive: request.keepAlive)
+        if let redirect {
+            record(request.record(status: redirect.status, bodyBytes: count, sha256: digest))
+            try await outbound.writeRedirect(status: redirect.status, location: redirect.location, to: request)
+            return request.keepAlive
+        }
+        record(request.record(status: 201, bodyBytes: count, sha256: digest))
+        try await outbound.writeSimple(.created, "{\"bytes\":\(count),\"sha256\":\"\(digest)\"}\n", to: request)
         return request.keepAlive
     }
 }
