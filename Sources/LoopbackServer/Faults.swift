@@ -27,7 +27,7 @@ public struct Faults: Hashable, Sendable {
         case withoutLength
     }
 
-    /// Sends the body at about this many bytes per second.
+    /// Sends the body at about this many bytes per second; for an upload, reads it that slowly.
     public var bytesPerSecond: Int?
     /// Closes the connection after this many body bytes of the response (or of an upload received).
     public var dropAfter: Int64?

@@ -29,7 +29,12 @@ extension LoopbackServer {
         var hash = SHA256()
         var count: Int64 = 0
         var ended = false
+        let paceStart = ContinuousClock.now
         while let part = try await parts.next() {
+            // A slow reader: not taking parts in stops the channel reading, and TCP slows the client.
+            if let rate = faults.bytesPerSecond, count > 0 {
+                try await Task.sleep(until: paceStart + .milliseconds(count * 1000 / Int64(rate)), clock: .continuous)
+            }
             switch part {
             case .head:
                 continue
