@@ -134,7 +134,14 @@ import Glibc
         try await env.eventually("the drop and the resume", timeout: 15) { server.requests(for: "/episode").count >= 2 }
         let partial = env.paths.transferPartialData(TaskKey(app: try Identifier(validating: TestEnvironment.fixtureID),
                                                             identifier: try Identifier(validating: handedOver.identifier)))
-        try await env.eventually("more bytes after the resume", timeout: 20) { (StateFiles.size(of: partial) ?? 0) > 2_500_000 }
+        do {
+            try await env.eventually("more bytes after the resume", timeout: 20) { (StateFiles.size(of: partial) ?? 0) > 2_500_000 }
+        } catch {
+            // What the server and the scheduler saw, so that a failure here can be read.
+            let events = env.events().map { "\(JSONFormat.string(from: $0.time)) \($0.type) \($0.message)" }
+            Issue.record("partial \(String(describing: StateFiles.size(of: partial))) bytes; requests \(server.requests(for: "/episode")); events:\n\(events.joined(separator: "\n"))")
+            throw error
+        }
         daemon.crash()
         let restarted = try env.startDaemon()
         defer { restarted.stop() }
