@@ -122,7 +122,7 @@ let package = Package(
         .target(
             name: "LoopbackServer",
             dependencies: [
-                "TaskState",
+                "TaskState", "TransferCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

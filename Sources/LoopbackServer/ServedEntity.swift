@@ -1,4 +1,5 @@
 import NIOCore
+import TransferCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -89,15 +90,9 @@ final class ServedEntity {
 
     /// An IMF-fixdate, e.g. `Sun, 22 Nov 2026 10:00:00 GMT`.
     static func httpDate(_ seconds: Int) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+        HTTPDate.format(Int64(seconds))
     }
+
 }
 
 /// A parsed single `Range: bytes=…` request header against an entity of `size` bytes.
