@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // Linux calls that Glibc's Swift module does not export (signalfd, timerfd, pidfd).
@@ -51,6 +52,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // SHA-256 of finished downloads (``ChecksumCheck``).
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The app-side library, shaped like Apple's BackgroundTasks.
@@ -138,12 +141,18 @@ let package = Package(
         // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "LoopbackServer", "bgtaskd", "bgctl", "bgtop"]
+            dependencies: [
+                "TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "LoopbackServer", "bgtaskd", "bgctl", "bgtop",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // The library against the real scheduler and real app processes (the examples and the fixture).
         .testTarget(
             name: "BackgroundTasksTests",
-            dependencies: ["TaskState", "CLinuxSupport", "TestSupport", "LoopbackServer", "bgtaskd", "bgctl", "Stormy", "Tidy", "TaskAppFixture"]
+            dependencies: [
+                "TaskState", "CLinuxSupport", "TestSupport", "LoopbackServer", "bgtaskd", "bgctl", "Stormy", "Tidy", "TaskAppFixture",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ]
 )

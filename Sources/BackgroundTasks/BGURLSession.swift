@@ -63,6 +63,20 @@ public final class BGURLSession: Sendable {
         BGURLSessionTask(identifier: nextIdentifier(), url: url, sourceFile: nil, direction: .download, session: self)
     }
 
+    /// A download of `url` that completes only when the finished file's SHA-256 is
+    /// `expectedSHA256` (64 hexadecimal digits, either case, as `sha256sum` prints them). Call
+    /// `resume()` to start it.
+    ///
+    /// Apple's `URLSession` has no such check; here the scheduler makes it after the last byte
+    /// arrived and before the file is moved into place, so a corrupted or substituted download
+    /// never reaches `didFinishDownloadingTo`: the delegate hears `didCompleteWithError` with
+    /// ``BGURLSessionError/Code/failed``, and the message names both digests. A value that is not
+    /// a digest is refused at `resume()` (``BGURLSessionError/Code/refused``).
+    public func downloadTask(with url: URL, expectedSHA256: String) -> BGURLSessionTask {
+        BGURLSessionTask(identifier: nextIdentifier(), url: url, sourceFile: nil, direction: .download, session: self,
+                         expectedSHA256: expectedSHA256)
+    }
+
     /// An upload of `fileURL` to `url` (HTTP PUT). Call `resume()` to start it.
     public func uploadTask(with url: URL, fromFile fileURL: URL) -> BGURLSessionTask {
         BGURLSessionTask(identifier: nextIdentifier(), url: url, sourceFile: fileURL, direction: .upload, session: self)
@@ -101,6 +115,16 @@ public final class BGURLSession: Sendable {
             return
         }
         guard let id = try? Identifier(validating: task.taskIdentifier) else { return }
+        // Checked before anything is written: a malformed digest reaches the delegate as a refusal.
+        var sha256: String?
+        if let text = task.expectedSHA256 {
+            do {
+                sha256 = try SHA256Hex(validating: text).rawValue
+            } catch {
+                refuse(task, "bad expectedSHA256: \(error.description)")
+                return
+            }
+        }
         let hints = task.hints
         let request = TransferRequest(
             app: context.app, identifier: id, session: configuration.identifier, direction: task.direction,
@@ -110,7 +134,7 @@ public final class BGURLSession: Sendable {
             countOfBytesClientExpectsToSend: hints.send >= 0 ? hints.send : nil,
             countOfBytesClientExpectsToReceive: hints.receive >= 0 ? hints.receive : nil,
             timeoutIntervalForRequest: configuration.timeoutIntervalForRequest,
-            timeoutIntervalForResource: configuration.timeoutIntervalForResource)
+            timeoutIntervalForResource: configuration.timeoutIntervalForResource, sha256: sha256)
         do throws(BGTaskScheduler.Error) {
             if try SchedulerConnection(context: context).requestAllowingQueue(.createTransfer(request)) == nil {
                 // Not refused: it waits in the inbox, and its end will be told as usual.
@@ -181,7 +205,7 @@ public final class BGURLSession: Sendable {
             if let known = state.tasks[record.identifier.rawValue] { return known }
             let made = BGURLSessionTask(identifier: record.identifier.rawValue, url: URL(string: record.url) ?? URL(fileURLWithPath: "/"),
                                         sourceFile: record.sourceFile.map { URL(fileURLWithPath: $0) }, direction: record.direction,
-                                        session: self, record: record)
+                                        session: self, record: record, expectedSHA256: record.sha256)
             state.tasks[record.identifier.rawValue] = made
             return made
         }

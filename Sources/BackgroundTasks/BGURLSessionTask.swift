@@ -11,6 +11,11 @@ public final class BGURLSessionTask: Sendable, CustomStringConvertible {
     public let originalURL: URL
     /// For uploads: the file sent.
     public let sourceFile: URL?
+    /// For downloads made with ``BGURLSession/downloadTask(with:expectedSHA256:)``: the SHA-256
+    /// the finished file must have. The scheduler hashes the file before it completes the task;
+    /// when the digest differs the task fails (``BGURLSessionError/Code/failed``, both digests in
+    /// the message) and no file is delivered. `nil`: not checked.
+    public let expectedSHA256: String?
     let direction: TransferRecord.Direction
     private weak let session: BGURLSession?
     private let guarded: Mutex<Guarded>
@@ -24,10 +29,11 @@ public final class BGURLSessionTask: Sendable, CustomStringConvertible {
     }
 
     init(identifier: String, url: URL, sourceFile: URL?, direction: TransferRecord.Direction, session: BGURLSession,
-         record: TransferRecord? = nil) {
+         record: TransferRecord? = nil, expectedSHA256: String? = nil) {
         taskIdentifier = identifier
         originalURL = url
         self.sourceFile = sourceFile
+        self.expectedSHA256 = expectedSHA256
         self.direction = direction
         self.session = session
         guarded = Mutex(Guarded(submitted: record != nil, record: record))

@@ -49,6 +49,19 @@ extension SchedulerState {
             guard let source = request.sourceFile, source.hasPrefix("/") else {
                 return .failure(.invalidCommand("an upload needs the absolute path of the file to send"))
             }
+            // The check runs on the bytes that arrive; an upload's arrive at the server.
+            guard request.sha256 == nil else {
+                return .failure(.invalidCommand("sha256 is checked on downloads only, not on an upload"))
+            }
+        }
+        // Checked here too, not only by bgctl and the library: any program may write the inbox.
+        var sha256: String?
+        if let text = request.sha256 {
+            do {
+                sha256 = try SHA256Hex(validating: text).rawValue
+            } catch {
+                return .failure(.invalidCommand("bad sha256: \(error.description)"))
+            }
         }
         if let existing = transfers[request.key], existing.state.isActive {
             return .failure(.alreadyRunning("transfer \(request.identifier) of \(request.app) is already \(existing.state.rawValue)"))
@@ -66,7 +79,7 @@ extension SchedulerState {
             countOfBytesClientExpectsToSend: request.countOfBytesClientExpectsToSend,
             timeoutIntervalForRequest: request.timeoutIntervalForRequest,
             timeoutIntervalForResource: request.timeoutIntervalForResource,
-            sessionSendsLaunchEvents: request.sessionSendsLaunchEvents)
+            sessionSendsLaunchEvents: request.sessionSendsLaunchEvents, sha256: sha256)
         setTransfer(record)
         let discretionary = record.isDiscretionary ? ", discretionary" : ""
         let message = "\(request.direction.rawValue) \(request.identifier) of \(request.url) created\(discretionary)"

@@ -95,7 +95,8 @@ final class TransferRunner {
         case .download:
             return .download(record.key, from: record.url, partialFile: paths.transferPartialData(record.key),
                              appFolder: paths.downloads(of: record.app), destination: record.destination ?? record.identifier.rawValue,
-                             timeoutIntervalForRequest: timeout, resourceDeadline: record.resourceDeadline)
+                             timeoutIntervalForRequest: timeout, resourceDeadline: record.resourceDeadline,
+                             expectedSHA256: record.sha256)
         case .upload:
             return .upload(record.key, to: record.url, sourceFile: record.sourceFile ?? "/dev/null",
                            timeoutIntervalForRequest: timeout, resourceDeadline: record.resourceDeadline)

@@ -62,6 +62,8 @@ public struct Command: Codable, Hashable, Sendable {
         var countOfBytesClientExpectsToReceive: Int64?
         var timeoutIntervalForRequest: Double?
         var timeoutIntervalForResource: Double?
+        /// `transferCreate` of a download: the SHA-256 the finished file must have (optional).
+        var sha256: String?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -115,7 +117,8 @@ public struct Command: Codable, Hashable, Sendable {
                 isDiscretionary: wire.isDiscretionary ?? false, sessionSendsLaunchEvents: wire.sessionSendsLaunchEvents ?? false,
                 countOfBytesClientExpectsToSend: wire.countOfBytesClientExpectsToSend,
                 countOfBytesClientExpectsToReceive: wire.countOfBytesClientExpectsToReceive,
-                timeoutIntervalForRequest: wire.timeoutIntervalForRequest, timeoutIntervalForResource: wire.timeoutIntervalForResource))
+                timeoutIntervalForRequest: wire.timeoutIntervalForRequest, timeoutIntervalForResource: wire.timeoutIntervalForResource,
+                sha256: wire.sha256))
         case .transferCancel:
             action = .cancelTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .transferPause:
@@ -182,6 +185,7 @@ public struct Command: Codable, Hashable, Sendable {
             wire.countOfBytesClientExpectsToReceive = request.countOfBytesClientExpectsToReceive
             wire.timeoutIntervalForRequest = request.timeoutIntervalForRequest
             wire.timeoutIntervalForResource = request.timeoutIntervalForResource
+            wire.sha256 = request.sha256
         case .cancelTransfer(let app, let identifier), .pauseTransfer(let app, let identifier),
              .resumeTransfer(let app, let identifier), .acknowledgeTransfer(let app, let identifier):
             wire.app = app

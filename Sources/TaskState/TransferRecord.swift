@@ -58,6 +58,10 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     /// Transient failures in a row whose attempts moved no bytes: the retry backoff's step.
     /// `nil` in older files, where `retries` stands in for it.
     public var failuresWithoutProgress: Int?
+    /// Downloads: the SHA-256 the finished file must have, 64 lowercase hexadecimal digits. The
+    /// engine hashes the whole file before moving it into place; a mismatch fails the transfer for
+    /// good (``lastError`` names both digests) and leaves no file. `nil`: not checked.
+    public var sha256: String?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: Direction,
                 url: String, state: State, bytesTransferred: Int64 = 0, bytesExpected: Int64? = nil,
@@ -67,7 +71,7 @@ public struct TransferRecord: Codable, Hashable, Sendable {
                 countOfBytesClientExpectsToReceive: Int64? = nil, countOfBytesClientExpectsToSend: Int64? = nil,
                 timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil,
                 retryAt: Date? = nil, etag: String? = nil, lastModified: String? = nil, finishedAt: Date? = nil,
-                sessionSendsLaunchEvents: Bool? = nil) {
+                sessionSendsLaunchEvents: Bool? = nil, sha256: String? = nil) {
         self.app = app
         self.identifier = identifier
         self.session = session
@@ -94,6 +98,7 @@ public struct TransferRecord: Codable, Hashable, Sendable {
         self.lastModified = lastModified
         self.finishedAt = finishedAt
         self.sessionSendsLaunchEvents = sessionSendsLaunchEvents
+        self.sha256 = sha256
     }
 
     public var key: TaskKey { TaskKey(app: app, identifier: identifier) }

@@ -21,12 +21,17 @@ public struct TransferRequest: Hashable, Sendable {
     public var countOfBytesClientExpectsToReceive: Int64?
     public var timeoutIntervalForRequest: Double?
     public var timeoutIntervalForResource: Double?
+    /// Downloads: the SHA-256 the finished file must have, as 64 hexadecimal digits (either case).
+    /// The transfer completes only when it matches, and fails for good when it does not. Kept as
+    /// given: the scheduler validates it (``SHA256Hex``) and refuses the command when it is malformed.
+    public var sha256: String?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: TransferRecord.Direction,
                 url: String, destination: String? = nil, sourceFile: String? = nil, earliestBeginDate: Date? = nil,
                 isDiscretionary: Bool = false, sessionSendsLaunchEvents: Bool = false,
                 countOfBytesClientExpectsToSend: Int64? = nil, countOfBytesClientExpectsToReceive: Int64? = nil,
-                timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil) {
+                timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil,
+                sha256: String? = nil) {
         self.app = app
         self.identifier = identifier
         self.session = session
@@ -41,6 +46,7 @@ public struct TransferRequest: Hashable, Sendable {
         self.countOfBytesClientExpectsToReceive = countOfBytesClientExpectsToReceive
         self.timeoutIntervalForRequest = timeoutIntervalForRequest
         self.timeoutIntervalForResource = timeoutIntervalForResource
+        self.sha256 = sha256
     }
 
     public var key: TaskKey { TaskKey(app: app, identifier: identifier) }

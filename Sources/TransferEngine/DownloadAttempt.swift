@@ -25,6 +25,7 @@ struct DownloadAttempt: Sendable {
             partial = data
             let status = try await fetch(into: data)
             try data.sync()
+            if let expected = job.expectedSHA256 { try ChecksumCheck.verify(file: files.partialFile, expected: expected) }
             data.close()
             try FinalMove.perform(partial: files.partialFile, to: destination)
             PartialValidatorFile.remove(for: files.partialFile)

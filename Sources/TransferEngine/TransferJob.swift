@@ -53,26 +53,32 @@ public struct TransferJob: Hashable, Sendable {
     public var timeoutIntervalForRequest: Double
     /// The moment the transfer gives up for good (``TransferFailure/resourceTimedOut``); `nil` for never.
     public var resourceDeadline: Date?
+    /// Downloads: the SHA-256 the finished file must have, 64 lowercase hexadecimal digits; the
+    /// attempt fails with ``TransferFailure/checksumMismatch(expected:actual:)`` (permanent) when
+    /// it does not. `nil`: not checked. Ignored for uploads.
+    public var expectedSHA256: String?
 
     public init(key: TaskKey, url: String, files: Files,
                 timeoutIntervalForRequest: Double = TransferRecord.defaultTimeoutIntervalForRequest,
-                resourceDeadline: Date? = nil) {
+                resourceDeadline: Date? = nil, expectedSHA256: String? = nil) {
         self.key = key
         self.url = url
         self.files = files
         self.timeoutIntervalForRequest = timeoutIntervalForRequest
         self.resourceDeadline = resourceDeadline
+        self.expectedSHA256 = expectedSHA256
     }
 
-    /// A download of `url` to `destination` inside `appFolder`.
+    /// A download of `url` to `destination` inside `appFolder`; with `expectedSHA256`, only a
+    /// file with that digest completes.
     public static func download(_ key: TaskKey, from url: String, partialFile: String, appFolder: String,
                                 destination: String,
                                 timeoutIntervalForRequest: Double = TransferRecord.defaultTimeoutIntervalForRequest,
-                                resourceDeadline: Date? = nil) -> TransferJob {
+                                resourceDeadline: Date? = nil, expectedSHA256: String? = nil) -> TransferJob {
         TransferJob(key: key, url: url,
                     files: .download(DownloadFiles(partialFile: partialFile, appFolder: appFolder, destination: destination)),
                     timeoutIntervalForRequest: timeoutIntervalForRequest,
-                    resourceDeadline: resourceDeadline)
+                    resourceDeadline: resourceDeadline, expectedSHA256: expectedSHA256)
     }
 
     /// An upload of `sourceFile` to `url`.

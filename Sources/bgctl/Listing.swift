@@ -48,6 +48,8 @@ struct Listing: Encodable {
         var lastError: String?
         /// Why a waiting transfer has not started (empty for others, and for one about to start).
         var blockers: [TransferBlocker]
+        /// Downloads: the SHA-256 the finished file must have; left out when none was asked for.
+        var sha256: String?
     }
 
     var format = JSONFormat.version
@@ -81,7 +83,8 @@ struct Listing: Encodable {
                      bytesExpected: transfer.bytesExpected, bytesPerSecond: transfer.bytesPerSecond, session: transfer.session,
                      isDiscretionary: transfer.isDiscretionary, earliestBeginDate: transfer.earliestBeginDate,
                      retries: transfer.retries, retryAt: transfer.retryAt, lastError: transfer.lastError,
-                     blockers: transfer.state == .waiting ? state.transferBlockers(for: transfer, at: now) : [])
+                     blockers: transfer.state == .waiting ? state.transferBlockers(for: transfer, at: now) : [],
+                     sha256: transfer.sha256)
         }
         unreadableFiles = snapshot.unreadable.map(\.path)
     }

@@ -24,6 +24,15 @@ func identifier(_ text: String, _ what: String) throws -> Identifier {
     }
 }
 
+/// Parses a `--sha256` argument (either case), or fails as bad usage with the reason; lowercase.
+func sha256Digest(_ text: String) throws -> String {
+    do {
+        return try SHA256Hex(validating: text).rawValue
+    } catch {
+        throw ValidationError("bad --sha256: \(error.description)")
+    }
+}
+
 /// Writes JSON for `--json` output.
 func printJSON<T: Encodable>(_ value: T) throws {
     FileHandle.standardOutput.write(try JSONFormat.encode(value))

@@ -23,7 +23,8 @@ struct TransferCommand: ParsableCommand {
         var resourceTimeout: Double?
         @Option(help: "The size the app expects, in bytes (countOfBytesClientExpectsToReceive/Send).") var expectedBytes: Int64?
 
-        func request(direction: TransferRecord.Direction, url: String, destination: String?, sourceFile: String?) throws -> TransferRequest {
+        func request(direction: TransferRecord.Direction, url: String, destination: String?, sourceFile: String?,
+                     sha256: String? = nil) throws -> TransferRequest {
             TransferRequest(
                 app: try identifier(app, "app"), identifier: try identifier(id, "identifier"), session: session,
                 direction: direction, url: url, destination: destination, sourceFile: sourceFile,
@@ -31,7 +32,8 @@ struct TransferCommand: ParsableCommand {
                 isDiscretionary: discretionary, sessionSendsLaunchEvents: launchEvents,
                 countOfBytesClientExpectsToSend: direction == .upload ? expectedBytes : nil,
                 countOfBytesClientExpectsToReceive: direction == .download ? expectedBytes : nil,
-                timeoutIntervalForRequest: requestTimeout, timeoutIntervalForResource: resourceTimeout)
+                timeoutIntervalForRequest: requestTimeout, timeoutIntervalForResource: resourceTimeout,
+                sha256: sha256)
         }
     }
 
@@ -43,9 +45,13 @@ struct TransferCommand: ParsableCommand {
         @OptionGroup var options: Options
         @Argument(help: "An http or https URL.") var url: String
         @Option(help: "The file name in the app's downloads folder (default: the transfer's identifier).") var to: String?
+        @Option(help: ArgumentHelp("The SHA-256 the finished file must have (64 hex digits); a mismatch fails the transfer.",
+                                   valueName: "hex"))
+        var sha256: String?
 
         func run() throws {
-            let request = try options.request(direction: .download, url: url, destination: to ?? options.id, sourceFile: nil)
+            let request = try options.request(direction: .download, url: url, destination: to ?? options.id, sourceFile: nil,
+                                              sha256: try sha256.map(sha256Digest))
             try CommandSender(locations: locations).send(.createTransfer(request))
         }
     }

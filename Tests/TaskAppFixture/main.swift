@@ -165,6 +165,7 @@ if mode == "session" {
     // A background session: `session [download URL | upload URL FILE]` hands a transfer over
     // (starting a second and a half from now, so it ends after this process is gone); with no
     // transfer it only serves, as when the scheduler launches it for the session's events.
+    // `--sha256=HEX` makes the download one that must have that digest.
     final class Recorder: BGURLSessionDelegate {
         func urlSession(_ session: BGURLSession, downloadTask: BGURLSessionTask, didFinishDownloadingTo location: URL) {
             let size = (try? FileManager.default.attributesOfItem(atPath: location.path)[.size] as? Int) ?? -1
@@ -187,7 +188,7 @@ if mode == "session" {
     if rest.count >= 2, let url = URL(string: rest[1]) {
         let task = rest[0] == "upload" && rest.count >= 3
             ? session.uploadTask(with: url, fromFile: URL(fileURLWithPath: rest[2]))
-            : session.downloadTask(with: url)
+            : option("sha256").map { session.downloadTask(with: url, expectedSHA256: $0) } ?? session.downloadTask(with: url)
         task.earliestBeginDate = Date().addingTimeInterval(1.5)
         task.resume()
         record("handed-over", task.taskIdentifier)
