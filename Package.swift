@@ -126,6 +126,7 @@ let package = Package(
             name: "LoopbackServer",
             dependencies: [
                 "TaskState", "TransferCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -136,7 +137,7 @@ let package = Package(
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"], exclude: ["Golden"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"]),
-        .testTarget(name: "TransferEngineTests", dependencies: ["TransferEngine", "LoopbackServer", "TaskState"]),
+        .testTarget(name: "TransferEngineTests", dependencies: ["TransferEngine", "LoopbackServer", "TaskState", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CursesTerminalTests", dependencies: ["CursesTerminal", "Dashboard"]),
         // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(

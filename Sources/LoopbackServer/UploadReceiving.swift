@@ -1,3 +1,4 @@
+import Crypto
 import NIOCore
 import NIOHTTP1
 #if canImport(Glibc)
@@ -43,12 +44,12 @@ extension LoopbackServer {
                     buffer = buffer.getSlice(at: buffer.readerIndex, length: Int(limit - count)) ?? buffer
                 }
                 buffer.withUnsafeReadableBytes { bytes in
-                    hash.update(bytes)
+                    hash.update(bufferPointer: bytes)
                     if descriptor >= 0 { _ = write(descriptor, bytes.baseAddress, bytes.count) }
                 }
                 count += Int64(buffer.readableBytes)
                 if let limit = faults.dropAfter, count >= limit {
-                    let digest = hash.hexDigest()
+                    let digest = hash.finalize().hexDigest
                     keep(ReceivedUpload(method: request.head.method.rawValue, byteCount: count, sha256: digest,
                                         isComplete: false))
                     record(request.record(status: 0, bodyBytes: count, sha256: digest))
@@ -62,7 +63,7 @@ extension LoopbackServer {
         let announced = request.head.headers.first(name: "Content-Length").flatMap { Int64($0) }
         let complete = ended && (announced == nil || announced == count)
         if descriptor >= 0 { _ = fsync(descriptor) }
-        let digest = hash.hexDigest()
+        let digest = hash.finalize().hexDigest
         keep(ReceivedUpload(method: request.head.method.rawValue, byteCount: count, sha256: digest,
                             isComplete: complete))
         guard ended else {

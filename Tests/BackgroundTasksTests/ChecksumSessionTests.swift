@@ -10,8 +10,7 @@ import Testing
 @Suite struct ChecksumSessionTests {
     /// The SHA-256 of `GeneratedBytes(size:seed:)`, by swift-crypto.
     private func digest(size: Int64, seed: UInt64) -> String {
-        Crypto.SHA256.hash(data: GeneratedBytes(size: size, seed: seed).bytes(0..<size))
-            .map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: GeneratedBytes(size: size, seed: seed).bytes(0..<size)).hexDigest
     }
 
     @Test func aDownloadWithTheWrongDigestReachesTheAppAsAFailureNamingBothDigests() async throws {

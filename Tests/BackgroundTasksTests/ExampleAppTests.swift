@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LoopbackServer
 import TaskState
@@ -99,8 +100,8 @@ import Glibc
         #expect(opened.stdout.contains("Stormy: uploading \(photo) in the background"))
         try await env.eventually("the upload to arrive", timeout: 15) { server.receivedUpload("/sky/sky.jpg")?.isComplete == true }
         var hash = SHA256()
-        hash.update(bytes)
-        #expect(server.receivedUpload("/sky/sky.jpg")?.sha256 == hash.hexDigest())
+        hash.update(data: bytes)
+        #expect(server.receivedUpload("/sky/sky.jpg")?.sha256 == hash.finalize().hexDigest)
         // Stormy hears of it: live if it was still running, else launched for its session.
         // (BackgroundSessionTests pins the launch path down with a delayed transfer.)
         try await env.eventually("Stormy to post its notification", timeout: 15) {

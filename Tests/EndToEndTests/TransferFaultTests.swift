@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LoopbackServer
 import TaskState
@@ -216,8 +217,8 @@ import Glibc
         let body = Data((0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) })
         try body.write(to: URL(fileURLWithPath: source))
         var hash = SHA256()
-        hash.update(Array(body))
-        let digest = hash.hexDigest()
+        hash.update(data: Array(body))
+        let digest = hash.finalize().hexDigest
         for name in ["u307", "u308", "u301", "u303"] {
             let result = try env.bgctl("transfer", "upload", "--app", Self.app, "--id", name, server.url("/\(name)"), source)
             #expect(result.status == 0, "\(result)")
@@ -296,7 +297,7 @@ import Glibc
         let size = 6_000_000
         // The server reads slowly, so the upload is still being sent when the file changes.
         let server = try await LoopbackServer.start(routes: [
-            "/slow": Route(.uploadTarget(saveTo: env.root + "/received.bin"), nextRequests: [Faults(bytesPerSecond: 3_000_000)]),
+            "/slow": Route(.uploadTarget(saveTo: env.root + "/received.bin"), nextRequests: [Faults(bytesPerSecond: 1_000_000)]),
         ])
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
@@ -306,6 +307,7 @@ import Glibc
         try first.write(to: URL(fileURLWithPath: source))
         #expect(try env.bgctl("transfer", "upload", "--app", Self.app, "--id", "notes", server.url("/slow"), source).status == 0)
         try await env.eventually("the upload to be under way") { (self.transfer(env, "notes")?.bytesTransferred ?? 0) > 0 }
+        #expect(transfer(env, "notes")?.state == .running, "the file changes while the first attempt sends it")
         // Rewritten in place, same size: only its times say it changed.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
         try handle.write(contentsOf: second)
@@ -315,9 +317,9 @@ import Glibc
         #expect(record.state == .completed)
         #expect(env.events(.transferRetrying).contains { $0.identifier?.rawValue == "notes" && $0.message.contains("changed while it was being sent") })
         var hash = SHA256()
-        hash.update(Array(second))
+        hash.update(data: Array(second))
         let received = try #require(server.receivedUpload("/slow"))
-        #expect(received.sha256 == hash.hexDigest() && received.isComplete, "the server's last copy is the new file, whole")
+        #expect(received.sha256 == hash.finalize().hexDigest && received.isComplete, "the server's last copy is the new file, whole")
         await server.shutdown()
     }
 }

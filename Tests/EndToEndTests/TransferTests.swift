@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LoopbackServer
 import TaskState
@@ -178,10 +179,10 @@ import Glibc
         #expect(result.status == 0, "\(result)")
         try await env.eventually("the upload") { self.transfer(env, "photo")?.state == .completed }
         var hash = SHA256()
-        hash.update(bytes)
+        hash.update(data: bytes)
         let received = try #require(server.receivedUpload("/upload/photo.heic"))
         #expect(received.byteCount == 3_000_000)
-        #expect(received.sha256 == hash.hexDigest())
+        #expect(received.sha256 == hash.finalize().hexDigest)
         await server.shutdown()
     }
 
