@@ -11,40 +11,19 @@ import Glibc
 /// The real `bgtaskd` against a server that misbehaves the ways real servers and proxies do
 /// (`FaultCase`): a transfer that says `completed` has every byte right, whatever the server did.
 @Suite struct TransferFaultTests {
-    static let app = "com.example.fetcher"
+    static let app = FetcherApp.id
     let size: Int64 = 600_000
-
-    private func setUp(_ env: TestEnvironment, settings: [String: Any] = ["transferRetryInitialSeconds": 0.2]) throws {
-        try env.addApp(Self.app, identifiers: ["com.example.fetcher.refresh"], script: "exit 0")
-        try env.writeSettings(settings)
-    }
-
-    private func key(_ id: String) -> TaskKey {
-        TaskKey(app: try! Identifier(validating: Self.app), identifier: try! Identifier(validating: id))
-    }
-
-    private func transfer(_ env: TestEnvironment, _ id: String) -> TransferRecord? {
-        guard let record = (try? StateFiles.read(env.paths.transfer(key(id)))).flatMap({ try? JSONFormat.decode(TransferRecord.self, from: $0) }) else { return nil }
-        return TransferRecord.newest(record, progressFile: env.paths.transferProgress(record.key))
-    }
-
-    private func download(_ env: TestEnvironment, _ id: String, _ url: String) throws {
-        let result = try env.bgctl("transfer", "download", "--app", Self.app, "--id", id, url, "--to", "\(id).bin")
-        #expect(result.status == 0, "\(result)")
-    }
-
-    private func downloaded(_ env: TestEnvironment, _ id: String) -> Data? {
-        FileManager.default.contents(atPath: "\(env.state)/downloads/\(Self.app)/\(id).bin")
-    }
+    /// Retries after 0.2 s, so a test that drops a connection does not wait out the default backoff.
+    static var quickRetries: [String: Any] { ["transferRetryInitialSeconds": 0.2] }
 
     private func bytes(seed: UInt64) -> Data { Data(GeneratedBytes(size: size, seed: seed).bytes(0..<size)) }
 
-    private func finished(_ env: TestEnvironment, _ id: String, timeout: TimeInterval = 20) async throws -> TransferRecord {
-        try await env.eventually("\(id) to finish", timeout: timeout) {
-            guard let state = self.transfer(env, id)?.state else { return false }
+    private func finished(_ fetcher: FetcherApp, _ id: String, timeout: TimeInterval = 20) async throws -> TransferRecord {
+        try await fetcher.env.eventually("\(id) to finish", timeout: timeout) {
+            guard let state = fetcher.transfer(id)?.state else { return false }
             return state == .completed || state == .failed
         }
-        return try #require(transfer(env, id))
+        return try #require(fetcher.transfer(id))
     }
 
     private func restarts(_ env: TestEnvironment, _ id: String) -> [Event] {
@@ -60,34 +39,34 @@ import Glibc
 
     @Test func everyCaseOfTheCatalogueEndsWithTheRightBytesOrAClearFailure() async throws {
         let env = try TestEnvironment()
-        try setUp(env, settings: ["transferRetryInitialSeconds": 0.2, "maximumConcurrentTransfers": 32])
+        let fetcher = try FetcherApp(env, settings: ["transferRetryInitialSeconds": 0.2, "maximumConcurrentTransfers": 32])
         let server = try await LoopbackServer.start()
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         for fault in FaultCase.allCases {
             serve(fault, on: server)
-            try download(env, fault.rawValue, server.url("/\(fault)"))
+            #expect(try fetcher.download(fault.rawValue, server.url("/\(fault)")).status == 0)
         }
         for fault in FaultCase.allCases {
-            let record = try await finished(env, fault.rawValue, timeout: 30)
+            let record = try await finished(fetcher, fault.rawValue, timeout: 30)
             let acceptable = fault.acceptableSeeds(seed: 7)
             if acceptable.isEmpty {
                 #expect(record.state == .failed, "\(fault): \(fault.summary)")
-                #expect(downloaded(env, fault.rawValue) == nil, "\(fault): no file for a failed download")
+                #expect(fetcher.downloaded(fault.rawValue) == nil, "\(fault): no file for a failed download")
             } else {
                 #expect(record.state == .completed, "\(fault): \(record.lastError ?? "")")
-                let file = downloaded(env, fault.rawValue)
+                let file = fetcher.downloaded(fault.rawValue)
                 #expect(acceptable.contains { file == bytes(seed: $0) }, "\(fault): the file is one whole representation")
             }
-            #expect(!StateFiles.exists(env.paths.transferPartialData(key(fault.rawValue))), "\(fault): no partial data left")
-            #expect(!StateFiles.exists(env.paths.transferPartialValidator(key(fault.rawValue))), "\(fault): no validator left")
+            #expect(!StateFiles.exists(env.paths.transferPartialData(fetcher.key(fault.rawValue))), "\(fault): no partial data left")
+            #expect(!StateFiles.exists(env.paths.transferPartialValidator(fetcher.key(fault.rawValue))), "\(fault): no validator left")
         }
         await server.shutdown()
     }
 
     @Test func aPartialResponseLongerThanItsRangeIsNeverWritten() async throws {
         let env = try TestEnvironment()
-        try setUp(env)
+        let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let server = try await LoopbackServer.start()
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
@@ -96,11 +75,11 @@ import Glibc
         serve(.rangeBodyTooLong, on: server)
         server.setRoute("/unframed", Route(.generated(size: size, seed: 7),
                                            nextRequests: [Faults(dropAfter: size / 3), Faults(rangeBodyExtra: 100, omitContentLength: true)]))
-        try download(env, "long", server.url("/rangeBodyTooLong"))
-        try download(env, "unframed", server.url("/unframed"))
+        #expect(try fetcher.download("long", server.url("/rangeBodyTooLong")).status == 0)
+        try fetcher.download("unframed", server.url("/unframed"))
         for (id, why) in [("long", "Content-Length disagrees with its Content-Range"), ("unframed", "runs past")] {
-            #expect(try await finished(env, id).state == .completed)
-            #expect(downloaded(env, id) == bytes(seed: 7), "\(id): no byte past the range reached the file")
+            #expect(try await finished(fetcher, id).state == .completed)
+            #expect(fetcher.downloaded(id) == bytes(seed: 7), "\(id): no byte past the range reached the file")
             #expect(restarts(env, id).contains { $0.reason?.contains(why) == true }, "\(id): \(restarts(env, id))")
         }
         await server.shutdown()
@@ -108,37 +87,37 @@ import Glibc
 
     @Test func aPartOfUnknownTotalThatEndsEarlyIsNotTakenForTheEnd() async throws {
         let env = try TestEnvironment()
-        try setUp(env)
+        let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let server = try await LoopbackServer.start()
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         serve(.unknownTotalEndsEarly, on: server)
-        try download(env, "star", server.url("/unknownTotalEndsEarly"))
-        let record = try await finished(env, "star")
+        #expect(try fetcher.download("star", server.url("/unknownTotalEndsEarly")).status == 0)
+        let record = try await finished(fetcher, "star")
         #expect(record.state == .completed)
-        #expect(downloaded(env, "star") == bytes(seed: 7))
+        #expect(fetcher.downloaded("star") == bytes(seed: 7))
         #expect(record.retries >= 1, "the short part was a lost connection, not the end")
         await server.shutdown()
     }
 
     @Test func aResumeIsJoinedOnlyToTheSameStrongETag() async throws {
         let env = try TestEnvironment()
-        try setUp(env)
+        let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let server = try await LoopbackServer.start()
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         for fault in [FaultCase.changedEntityIgnoringIfRange, .weakETag, .lastModifiedOnly, .noValidator] {
             serve(fault, on: server)
-            try download(env, fault.rawValue, server.url("/\(fault)"))
+            #expect(try fetcher.download(fault.rawValue, server.url("/\(fault)")).status == 0)
         }
         // The server changed the entity and sent a 206 of the new one anyway: it is not spliced on.
-        #expect(try await finished(env, "changedEntityIgnoringIfRange").state == .completed)
-        #expect(downloaded(env, "changedEntityIgnoringIfRange") == bytes(seed: 8), "the whole new representation")
+        #expect(try await finished(fetcher, "changedEntityIgnoringIfRange").state == .completed)
+        #expect(fetcher.downloaded("changedEntityIgnoringIfRange") == bytes(seed: 8), "the whole new representation")
         #expect(restarts(env, "changedEntityIgnoringIfRange").contains { $0.reason?.contains("ETag") == true })
         // Held bytes of a weak, dated-only or unvalidated representation are not even asked to be resumed.
         for (fault, why) in [(FaultCase.weakETag, "weak"), (.lastModifiedOnly, "Last-Modified"), (.noValidator, "no ETag")] {
-            #expect(try await finished(env, fault.rawValue).state == .completed, "\(fault)")
-            #expect(downloaded(env, fault.rawValue) == bytes(seed: 7), "\(fault)")
+            #expect(try await finished(fetcher, fault.rawValue).state == .completed, "\(fault)")
+            #expect(fetcher.downloaded(fault.rawValue) == bytes(seed: 7), "\(fault)")
             #expect(server.requests(for: "/\(fault)").allSatisfy { $0.range == nil }, "\(fault): no Range without a strong ETag")
             #expect(restarts(env, fault.rawValue).contains { $0.reason?.contains(why) == true }, "\(fault): \(restarts(env, fault.rawValue))")
         }
@@ -147,7 +126,7 @@ import Glibc
 
     @Test func theValidatorIsDurableBeforeTheFirstByteOfANewRepresentation() async throws {
         let env = try TestEnvironment()
-        try setUp(env)
+        let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let server = try await LoopbackServer.start(routes: [
             // The first response drops; then the entity changes, and its first response stalls
             // mid-body, where the scheduler is killed.
@@ -156,13 +135,13 @@ import Glibc
                                             Faults(stallSeconds: 30, stallAfter: size / 2, generation: 1)]),
         ])
         let daemon = try env.startDaemon()
-        try download(env, "moving", server.url("/moving"))
-        let partial = env.paths.transferPartialData(key("moving"))
+        #expect(try fetcher.download("moving", server.url("/moving")).status == 0)
+        let partial = env.paths.transferPartialData(fetcher.key("moving"))
         try await env.eventually("the new representation's bytes") {
             server.requests(for: "/moving").count >= 2 && (StateFiles.size(of: partial) ?? 0) >= Int(size / 2)
         }
         // What is on disk now is what a crash leaves: the new bytes and, already durable, their validator.
-        let validator = try JSONSerialization.jsonObject(with: try StateFiles.read(env.paths.transferPartialValidator(key("moving")))) as? [String: Any]
+        let validator = try JSONSerialization.jsonObject(with: try StateFiles.read(env.paths.transferPartialValidator(fetcher.key("moving")))) as? [String: Any]
         #expect(validator?["etag"] as? String == "\"g8-\(size)\"", "\(String(describing: validator))")
         let held = try #require(FileManager.default.contents(atPath: partial))
         #expect(held == bytes(seed: 8).prefix(held.count), "a prefix of the representation its validator names")
@@ -170,8 +149,8 @@ import Glibc
 
         let second = try env.startDaemon()
         defer { second.stop() }
-        #expect(try await finished(env, "moving").state == .completed)
-        #expect(downloaded(env, "moving") == bytes(seed: 8))
+        #expect(try await finished(fetcher, "moving").state == .completed)
+        #expect(fetcher.downloaded("moving") == bytes(seed: 8))
         let last = try #require(server.requests(for: "/moving").last)
         #expect(last.ifRange == "\"g8-\(size)\"" && last.status == 206, "resumed with the new validator: \(last)")
         await server.shutdown()
@@ -179,19 +158,19 @@ import Glibc
 
     @Test func anotherSuccessToAResumeNeverEmptiesTheFile() async throws {
         let env = try TestEnvironment()
-        try setUp(env)
+        let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let server = try await LoopbackServer.start()
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         for fault in [FaultCase.noContentOnResume, .otherSuccessOnResume] {
             serve(fault, on: server)
-            try download(env, fault.rawValue, server.url("/\(fault)"))
+            #expect(try fetcher.download(fault.rawValue, server.url("/\(fault)")).status == 0)
         }
         for fault in [FaultCase.noContentOnResume, .otherSuccessOnResume] {
-            let record = try await finished(env, fault.rawValue)
+            let record = try await finished(fetcher, fault.rawValue)
             #expect(record.state == .completed, "\(fault)")
             #expect(record.bytesTransferred == size, "\(fault)")
-            #expect(downloaded(env, fault.rawValue) == bytes(seed: 7), "\(fault)")
+            #expect(fetcher.downloaded(fault.rawValue) == bytes(seed: 7), "\(fault)")
             let statuses = server.requests(for: "/\(fault)").map(\.status)
             #expect(statuses.contains(fault == .noContentOnResume ? 204 : 202) && statuses.last == 200, "\(fault): \(statuses)")
         }
@@ -200,7 +179,7 @@ import Glibc
 
     @Test func uploadsFollowRedirectsWithTheirBodyAndLoopsFailAtOnce() async throws {
         let env = try TestEnvironment()
-        try setUp(env)
+        let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let server = try await LoopbackServer.start(routes: [
             "/u307": Route(.redirect(status: 307, location: "/t307")),
             "/u308": Route(.redirect(status: 308, location: "http://127.0.0.1:0/unused")),
@@ -223,23 +202,23 @@ import Glibc
             let result = try env.bgctl("transfer", "upload", "--app", Self.app, "--id", name, server.url("/\(name)"), source)
             #expect(result.status == 0, "\(result)")
         }
-        try download(env, "loop", server.url("/loop-a"))
+        #expect(try fetcher.download("loop", server.url("/loop-a")).status == 0)
         let upLoop = try env.bgctl("transfer", "upload", "--app", Self.app, "--id", "uploop", server.url("/loop-a"), source)
         #expect(upLoop.status == 0)
 
         for (name, target) in [("u307", "/t307"), ("u308", "/t308"), ("u301", "/t301")] {
-            #expect(try await finished(env, name).state == .completed, "\(name): \(transfer(env, name)?.lastError ?? "")")
+            #expect(try await finished(fetcher, name).state == .completed, "\(name): \(fetcher.transfer(name)?.lastError ?? "")")
             let received = try #require(server.receivedUpload(target), "\(name)")
             #expect(received.byteCount == Int64(body.count) && received.sha256 == digest && received.method == "PUT", "\(name)")
         }
         // 303: the server took the body at the first URL and points at a result, fetched with GET.
-        #expect(try await finished(env, "u303").state == .completed)
+        #expect(try await finished(fetcher, "u303").state == .completed)
         let taken = try #require(server.requests(for: "/u303").first)
         #expect(taken.method == "PUT" && taken.bodyBytes == Int64(body.count), "\(taken)")
         #expect(server.requests(for: "/result").map(\.method) == ["GET"])
 
         for name in ["loop", "uploop"] {
-            let record = try await finished(env, name)
+            let record = try await finished(fetcher, name)
             #expect(record.state == .failed && record.retries == 0, "\(name): a loop fails at once, \(record)")
             #expect(record.lastError?.contains("redirects do not end") == true, "\(record.lastError ?? "")")
         }
@@ -249,7 +228,7 @@ import Glibc
     @Test func retryAfterIsHonouredAndProgressRestartsTheBackoff() async throws {
         let env = try TestEnvironment()
         // Without Retry-After a retry would wait 30 s; the test finishes long before.
-        try setUp(env, settings: ["transferRetryInitialSeconds": 30])
+        let fetcher = try FetcherApp(env, settings: ["transferRetryInitialSeconds": 30])
         let server = try await LoopbackServer.start(routes: [
             "/busy": Route(.generated(size: size, seed: 7), nextRequests: [Faults(status: 503, retryAfter: "1")]),
             "/forbidden": Route(.generated(size: size, seed: 7), faults: Faults(status: 403)),
@@ -257,34 +236,34 @@ import Glibc
         serve(.tooManyRequestsRetryAfterDate, on: server)
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        try download(env, "busy", server.url("/busy"))
-        try download(env, "dated", server.url("/tooManyRequestsRetryAfterDate"))
-        try download(env, "forbidden", server.url("/forbidden"))
+        #expect(try fetcher.download("busy", server.url("/busy")).status == 0)
+        try fetcher.download("dated", server.url("/tooManyRequestsRetryAfterDate"))
+        #expect(try fetcher.download("forbidden", server.url("/forbidden")).status == 0)
         for id in ["busy", "dated"] {
-            #expect(try await finished(env, id).state == .completed, "\(id)")
-            #expect(downloaded(env, id) == bytes(seed: 7))
+            #expect(try await finished(fetcher, id).state == .completed, "\(id)")
+            #expect(fetcher.downloaded(id) == bytes(seed: 7))
             let retry = try #require(env.events(.transferRetrying).first { $0.identifier?.rawValue == id })
             #expect(retry.message.hasSuffix("(the server's Retry-After)"), "\(retry.message)")
         }
         #expect(env.events(.transferRetrying).first { $0.identifier?.rawValue == "busy" }?.message.contains("retry 1 in 1 s") == true)
-        let forbidden = try await finished(env, "forbidden")
+        let forbidden = try await finished(fetcher, "forbidden")
         #expect(forbidden.state == .failed && forbidden.retries == 0, "a 403 fails at once")
         await server.shutdown()
     }
 
     @Test func aConnectionThatDropsAfterProgressIsRetriedWithoutGrowingBackoff() async throws {
         let env = try TestEnvironment()
-        try setUp(env, settings: ["transferRetryInitialSeconds": 0.3, "transferRetryMaximumSeconds": 300])
+        let fetcher = try FetcherApp(env, settings: ["transferRetryInitialSeconds": 0.3, "transferRetryMaximumSeconds": 300])
         // Seven drops, each after 50 KB of progress: a doubling backoff would wait 38 s in all.
         let server = try await LoopbackServer.start(routes: [
             "/flaky": Route(.generated(size: size, seed: 7), nextRequests: Array(repeating: Faults(dropAfter: 50_000), count: 7)),
         ])
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        try download(env, "flaky", server.url("/flaky"))
-        let record = try await finished(env, "flaky", timeout: 30)
+        #expect(try fetcher.download("flaky", server.url("/flaky")).status == 0)
+        let record = try await finished(fetcher, "flaky", timeout: 30)
         #expect(record.state == .completed)
-        #expect(downloaded(env, "flaky") == bytes(seed: 7))
+        #expect(fetcher.downloaded("flaky") == bytes(seed: 7))
         let retries = env.events(.transferRetrying).filter { $0.identifier?.rawValue == "flaky" }
         #expect(retries.count == 7)
         #expect(retries.allSatisfy { $0.message.contains(" in 0.3 s") }, "\(retries.map(\.message))")
@@ -293,7 +272,7 @@ import Glibc
 
     @Test func anUploadWhoseSourceIsRewrittenWhileItIsSentIsSentAgain() async throws {
         let env = try TestEnvironment()
-        try setUp(env)
+        let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let size = 6_000_000
         // The server reads slowly, so the upload is still being sent when the file changes.
         let server = try await LoopbackServer.start(routes: [
@@ -306,14 +285,14 @@ import Glibc
         let second = Data(repeating: 0x22, count: size)
         try first.write(to: URL(fileURLWithPath: source))
         #expect(try env.bgctl("transfer", "upload", "--app", Self.app, "--id", "notes", server.url("/slow"), source).status == 0)
-        try await env.eventually("the upload to be under way") { (self.transfer(env, "notes")?.bytesTransferred ?? 0) > 0 }
-        #expect(transfer(env, "notes")?.state == .running, "the file changes while the first attempt sends it")
+        try await env.eventually("the upload to be under way") { (fetcher.transfer("notes")?.bytesTransferred ?? 0) > 0 }
+        #expect(fetcher.transfer("notes")?.state == .running, "the file changes while the first attempt sends it")
         // Rewritten in place, same size: only its times say it changed.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
         try handle.write(contentsOf: second)
         try handle.close()
 
-        let record = try await finished(env, "notes")
+        let record = try await finished(fetcher, "notes")
         #expect(record.state == .completed)
         #expect(env.events(.transferRetrying).contains { $0.identifier?.rawValue == "notes" && $0.message.contains("changed while it was being sent") })
         var hash = SHA256()
