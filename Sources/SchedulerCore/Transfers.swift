@@ -251,10 +251,11 @@ extension SchedulerState {
                 let step = madeProgress ? 1 : (record.failuresWithoutProgress ?? (record.retries - 1)) + 1
                 record.failuresWithoutProgress = step
                 // RFC 9110 §10.2.3: the server says how long to wait; its word replaces the backoff.
-                let delay = retryAfter.map { min(max($0, 0), Self.longestRetryAfter) } ?? settings.transferRetryDelay(retries: step)
+                let serverDelay = retryAfter.flatMap { $0.isFinite ? min(max($0, 0), Self.longestRetryAfter) : nil }
+                let delay = serverDelay ?? settings.transferRetryDelay(retries: step)
                 record.retryAt = now.addingTimeInterval(delay)
                 setTransfer(record)
-                let said = retryAfter == nil ? "" : " (the server's Retry-After)"
+                let said = serverDelay == nil ? "" : " (the server's Retry-After)"
                 self.record(Event(time: now, type: .transferRetrying, app: record.app, identifier: record.identifier,
                                   reason: "retry \(record.retries)",
                                   message: "\(record.app): transfer \(record.identifier) failed (\(message)); retry \(record.retries) in \(Self.seconds(delay))\(said)"))
