@@ -92,7 +92,9 @@ struct PanelContent {
             let event = snapshot.events[index]
             let bad: Set<Event.Kind> = [.refused, .killed, .launchFailed, .quarantined, .manifestError, .commandRejected, .throttled,
                                         .interrupted, .transferFailed]
-            let style: CellStyle? = bad.contains(event.type) ? palette.error : (event.type == .expired ? palette.misc : nil)
+            // Notable but not a failure: an expiry, or a download that had to start over.
+            let notable: Set<Event.Kind> = [.expired, .transferRestarted]
+            let style: CellStyle? = bad.contains(event.type) ? palette.error : (notable.contains(event.type) ? palette.misc : nil)
             return [TableCell(TextFormat.clock(event.time)), TableCell(event.type.rawValue, style: style), TableCell(event.message)]
         }
     }

@@ -128,6 +128,8 @@ enum Fixtures {
         event(-150, .quarantined, "requests/com.example.x/bad.json: unreadable, moved to quarantine/"),
         event(-90, .completed, app: "com.example.calendar", id: "com.example.calendar.refresh", pid: 31_000, "completed (success)"),
         event(-80, .exited, app: "com.example.calendar", pid: 31_000, "process 31000 exited with status 0"),
+        event(-70, .transferRestarted, app: "com.example.podcasts", id: "episode-212", reason: "the 206's ETag \"b\" is not \"a\"",
+              "com.example.podcasts: transfer episode-212 dropped 4096 bytes and starts again from byte 0: the 206's ETag \"b\" is not \"a\""),
         event(-60, .launched, app: "org.example.backup", id: "org.example.backup.prune", pid: 31_402, reason: "simulated",
               "launched (simulated) pid 31402"),
         event(-20, .launched, app: "com.example.chat", id: "com.example.chat.finishing-1", pid: 30_001, reason: "finishing",
