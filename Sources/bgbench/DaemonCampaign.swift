@@ -69,6 +69,8 @@ struct DaemonCampaign {
         var key: TaskKey
         var file: String
         var started: ContinuousClock.Instant
+        /// `bgctl`, until it has returned.
+        var handover: BackgroundCommand?
     }
 
     func run() throws -> Summary {
@@ -114,16 +116,9 @@ struct DaemonCampaign {
                 if !inFlight.isEmpty { killsWithDownloadsInFlight += 1 }
                 restartAt = now + .milliseconds(Int64(due.downtime * 1000))
             }
-            // Hand over new trials while there is room.
+            // Hand over new trials while there is room; bgctl runs beside this loop.
             while inFlight.count < concurrency, next < trials.count {
-                let trial = trials[next]
-                let started = ContinuousClock.now
-                let handed = try handOver(trial, app: app, paths: paths, config: session.config)
-                if let refusal = handed.refusal {
-                    results.append(TrialResult(trial: trial, outcome: .stuck, detail: refusal, seconds: 0))
-                } else {
-                    inFlight.append(InFlight(trial: trial, key: handed.key, file: handed.file, started: started))
-                }
+                inFlight.append(try handOver(trials[next], app: app, paths: paths, config: session.config))
                 while let moment = moments.first, moment.afterTrial == next {
                     moments.removeFirst()
                     dueKills.append((ContinuousClock.now + .milliseconds(Int64(moment.delay * 1000)), moment.downtime))
@@ -132,21 +127,11 @@ struct DaemonCampaign {
                 next += 1
             }
             // Classify what has ended, and give up on what has taken too long.
-            inFlight.removeAll { flight in
-                let elapsed = (ContinuousClock.now - flight.started).seconds
-                let record = Self.record(flight.key, paths: paths)
-                if let record, let ending = Self.classify(record, file: flight.file, trial: flight.trial) {
-                    results.append(TrialResult(trial: flight.trial, outcome: ending.outcome, detail: ending.detail,
-                                               seconds: elapsed))
-                    announce(results.last!)
-                    return true
-                }
-                guard elapsed > stuckAfter else { return false }
-                let state = record.map { "\($0.state.rawValue), \($0.bytesTransferred) bytes, \($0.retries) retries, last error: \($0.lastError ?? "none")" } ?? "no record"
-                results.append(TrialResult(trial: flight.trial, outcome: .stuck,
-                                           detail: "not finished after \(Int(stuckAfter)) s (\(state))", seconds: elapsed))
-                announce(results.last!)
-                return true
+            for index in inFlight.indices.reversed() {
+                guard let result = settle(&inFlight[index], paths: paths) else { continue }
+                results.append(result)
+                announce(result)
+                inFlight.remove(at: index)
             }
             if (ContinuousClock.now - lastProgress).seconds >= 10 {
                 lastProgress = ContinuousClock.now
@@ -163,29 +148,52 @@ struct DaemonCampaign {
                        leftovers: Self.leftovers(paths: paths, app: app, ended: ended))
     }
 
-    /// Installs the trial's routes and runs `bgctl transfer download`. A command that bgctl
-    /// queued (no daemon running, exit 0) or left queued (no answer in 10 s, exit 3) is handed
-    /// over: the daemon applies it when it comes back.
-    private func handOver(_ trial: FaultTrial, app: Identifier, paths: StatePaths,
-                          config: String) throws -> (key: TaskKey, file: String, refusal: String?) {
+    /// Installs the trial's routes and starts `bgctl transfer download`.
+    private func handOver(_ trial: FaultTrial, app: Identifier, paths: StatePaths, config: String) throws -> InFlight {
         let identifier = try Identifier(validating: "t\(trial.number)")
         let name = "t\(trial.number).bin"
         let url = trial.serve(on: server, runner: "bgtaskd")
-        let result: Subprocess.Result
-        do {
-            result = try Subprocess.run(control, [
-                "transfer", "download", "--state", paths.root, "--config", config,
-                "--app", app.rawValue, "--id", identifier.rawValue, url, "--to", name,
-            ], scratch: workspace.root)
-        } catch {
-            throw BenchError("\(error)")
+        let started = ContinuousClock.now
+        let command = try BackgroundCommand(control, [
+            "transfer", "download", "--state", paths.root, "--config", config,
+            "--app", app.rawValue, "--id", identifier.rawValue, url, "--to", name,
+        ], scratch: workspace.root)
+        return InFlight(trial: trial, key: TaskKey(app: app, identifier: identifier),
+                        file: "\(paths.downloads(of: app))/\(name)", started: started, handover: command)
+    }
+
+    /// The trial's result once it has ended or taken too long; `nil` while it goes on.
+    ///
+    /// A command that bgctl queued (no daemon running, exit 0) or left queued (no answer in
+    /// 10 s, exit 3: the daemon was killed after taking it) is handed over: the daemon applies
+    /// it when it comes back. Any other exit is a refusal, which should not happen.
+    private func settle(_ flight: inout InFlight, paths: StatePaths) -> TrialResult? {
+        let elapsed = (ContinuousClock.now - flight.started).seconds
+        if let command = flight.handover {
+            if let ending = command.ending {
+                guard ending.status == 0 || ending.status == 3 else {
+                    return TrialResult(trial: flight.trial, outcome: .stuck,
+                                       detail: "bgctl exited \(ending.status): \(ending.stderr)", seconds: elapsed)
+                }
+                flight.handover = nil
+            } else if elapsed > stuckAfter {
+                command.stop()
+                return TrialResult(trial: flight.trial, outcome: .stuck,
+                                   detail: "bgctl transfer download did not return in \(Int(stuckAfter)) s", seconds: elapsed)
+            } else {
+                return nil
+            }
         }
-        let key = TaskKey(app: app, identifier: identifier)
-        let file = "\(paths.downloads(of: app))/\(name)"
-        guard result.status == 0 || result.status == 3 else {
-            return (key, file, "bgctl exited \(result.status): \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+        let record = Self.record(flight.key, paths: paths)
+        if let record, let ending = Self.classify(record, file: flight.file, trial: flight.trial) {
+            return TrialResult(trial: flight.trial, outcome: ending.outcome, detail: ending.detail, seconds: elapsed)
         }
-        return (key, file, nil)
+        guard elapsed > stuckAfter else { return nil }
+        let state = record.map {
+            "\($0.state.rawValue), \($0.bytesTransferred) bytes, \($0.retries) retries, last error: \($0.lastError ?? "none")"
+        } ?? "no record"
+        return TrialResult(trial: flight.trial, outcome: .stuck,
+                           detail: "not finished after \(Int(stuckAfter)) s (\(state))", seconds: elapsed)
     }
 
     /// The outcome of a record that has ended; `nil` while it is active.

@@ -47,7 +47,8 @@ enum RepresentationCheck {
         guard descriptor >= 0 else { return .differs("cannot open it: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         let expected = seeds.map { GeneratedBytes(size: size, seed: $0) }
-        // The seeds whose bytes the file has matched so far, and where the first one stopped.
+        // The seeds whose bytes the file has matched so far, and where it first differed from
+        // the served representation (the first seed).
         var candidates = Array(expected.indices)
         var firstDifference: Int64?
         let piece = 1 << 20
@@ -60,7 +61,7 @@ enum RepresentationCheck {
             candidates.removeAll { index in
                 let wanted = expected[index].bytes(offset..<(offset + Int64(length)))
                 guard wanted.elementsEqual(found.prefix(length)) else {
-                    if firstDifference == nil, let at = zip(wanted, found).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+                    if index == 0, let at = zip(wanted, found).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
                         firstDifference = offset + Int64(at)
                     }
                     return true
@@ -70,6 +71,6 @@ enum RepresentationCheck {
             offset += Int64(length)
         }
         if let index = candidates.first { return .matches(seed: expected[index].seed) }
-        return .differs("\(size) bytes, first differing at byte \(firstDifference ?? 0)")
+        return .differs("\(size) bytes, first differing from the served bytes at byte \(firstDifference ?? 0)")
     }
 }
