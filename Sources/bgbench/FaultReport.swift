@@ -16,6 +16,9 @@ struct FaultReport {
 
     var runners: [Runner]
 
+    /// Up to this many wrong or stuck bgtaskd trials are listed one by one at the end.
+    static let listedInFull = 20
+
     /// Case × runner, each cell `exact/wrong/failed clearly/stuck`.
     func printPerCase() {
         let played = Set(runners.flatMap { (try? $0.results.get()) ?? [] }.map(\.trial.fault))
@@ -60,15 +63,16 @@ struct FaultReport {
         }
     }
 
-    /// Every wrong or stuck trial of bgtaskd (the ones that fail the run), and for each peer the
-    /// first of each kind per case, so the report stays readable when a peer is often wrong.
+    /// Every wrong or stuck trial of bgtaskd (the ones that fail the run) when there are a few;
+    /// otherwise, and for the peers, the first of each kind per case, so the report stays
+    /// readable when a runner is often wrong (bgtaskd's were all printed as they happened).
     func printTroubles() {
         for runner in runners {
             guard case .success(let results) = runner.results else { continue }
             let troubles = results.filter { $0.outcome == .wrong || $0.outcome == .stuck }
             guard !troubles.isEmpty else { continue }
             Console.line()
-            let everyOne = runner.name == "bgtaskd"
+            let everyOne = runner.name == "bgtaskd" && troubles.count <= Self.listedInFull
             Console.line("\(runner.name): \(troubles.count) wrong or stuck trial(s)\(everyOne ? "" : ", the first of each kind per case"):")
             var shown = Set<String>()
             for result in troubles {
