@@ -173,7 +173,12 @@ struct TransferFaultsBench: InterruptibleBench {
             Console.line("peers:       skipped (--no-peers)")
         }
         for (kind, tool) in peers {
-            Console.line("peer:        \(tool.map { "\($0.version); \($0.commandLine)" } ?? "\(kind.rawValue) not installed")")
+            guard let tool else {
+                Console.line("peer:        \(kind.rawValue) not installed")
+                continue
+            }
+            Console.line("peer:        \(tool.version)")
+            Console.line("             run as: \(tool.commandLine)")
         }
         let only = cases.isEmpty ? "all \(FaultCase.allCases.count) cases" : "cases \(cases.joined(separator: ", "))"
         Console.line("campaign:    seed \(seed), \(trials) trial(s)\(replay.isEmpty ? "" : " (--replay)"), \(kills) kill(s), "
