@@ -115,8 +115,8 @@ struct TransferFaultsBench: InterruptibleBench {
         let started = ContinuousClock.now
         let daemon = try DaemonCampaign(workspace: workspace, scheduler: scheduler, control: control, server: server,
                                         trials: plan, kills: moments, concurrency: concurrency, stuckAfter: stuckAfter).run()
-        Console.line("   done in \(Format.seconds((ContinuousClock.now - started).seconds)) s; killed \(daemon.kills) time(s) "
-                     + "(of \(killCount) drawn; one due after the last download ended is not made), "
+        let unmade = daemon.kills < killCount ? " (of \(killCount) drawn; one due after the last download ended is not made)" : ""
+        Console.line("   done in \(Format.seconds((ContinuousClock.now - started).seconds)) s; killed \(daemon.kills) time(s)\(unmade), "
                      + "\(daemon.killsWithDownloadsInFlight) with downloads in flight; started again \(daemon.restarts) time(s)")
         for exit in daemon.unexpectedExits { Console.line("   unexpected: \(exit)") }
         Console.line("   partial data or validator files left beside ended transfers: \(daemon.leftovers.isEmpty ? "none" : daemon.leftovers.joined(separator: ", "))")
