@@ -9,7 +9,7 @@ struct BGBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgbench",
         abstract: "bgtop's benchmarks: the scheduler (default), the dashboard and background transfers. See docs/performance.md.",
-        subcommands: [SchedulerBench.self, DashboardBench.self, TransferBench.self],
+        subcommands: [SchedulerBench.self, DashboardBench.self, TransferBench.self, TransferFaultsBench.self],
         defaultSubcommand: SchedulerBench.self)
 }
 
