@@ -29,6 +29,7 @@ public enum FaultCase: String, CaseIterable, Sendable {
     case rangeIgnored
     case rangeBodyTooLong
     case unknownTotalEndsEarly
+    case closeDelimitedEndsEarly
     case changedEntityIgnoringIfRange
     case weakETag
     case lastModifiedOnly
@@ -54,6 +55,7 @@ public enum FaultCase: String, CaseIterable, Sendable {
         case .rangeIgnored: "a drop, then 200 with the whole entity to the range request"
         case .rangeBodyTooLong: "a drop, then a 206 whose body runs 100 bytes past its Content-Range"
         case .unknownTotalEndsEarly: "a drop, then a 206 'N-M/*' without Content-Length, cut short by a close that looks like its end"
+        case .closeDelimitedEndsEarly: "a 200 without Content-Length (ended by closing), cut short after dropAt bytes by a close that looks like its end"
         case .changedEntityIgnoringIfRange: "a drop, then the entity changes (seed + 1) and the resume gets a 206 of the new bytes despite If-Range"
         case .weakETag: "a weak ETag (never matches If-Range) and Last-Modified; a drop, then a resume"
         case .lastModifiedOnly: "Last-Modified and no ETag; a drop, then a resume"
@@ -95,6 +97,8 @@ public enum FaultCase: String, CaseIterable, Sendable {
         case .unknownTotalEndsEarly:
             let cut = Faults(dropAfter: (size - dropAt) / 2, unknownTotal: true, omitContentLength: true)
             return Route(content, nextRequests: [drop, cut])
+        case .closeDelimitedEndsEarly:
+            return Route(content, nextRequests: [Faults(dropAfter: dropAt, omitContentLength: true)])
         case .changedEntityIgnoringIfRange:
             return Route(content, faults: Faults(generation: 1),
                          nextRequests: [drop, Faults(ignoreIfRange: true, generation: 1)])

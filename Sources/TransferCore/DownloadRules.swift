@@ -37,11 +37,15 @@ public enum DownloadRules {
         public var length: Int64?
         /// The whole representation's length, when known.
         public var total: Int64?
+        /// The body has no declared length and ends when the server closes the connection
+        /// (RFC 9112 §6.3 rule 8), so a cut connection looks like its end.
+        public var endsAtClose: Bool
 
-        public init(placement: Placement, length: Int64?, total: Int64?) {
+        public init(placement: Placement, length: Int64?, total: Int64?, endsAtClose: Bool = false) {
             self.placement = placement
             self.length = length
             self.total = total
+            self.endsAtClose = endsAtClose
         }
     }
 
@@ -62,11 +66,36 @@ public enum DownloadRules {
     /// The meaning of `head`, the answer to a request that asked for the rest from `rangeStart`
     /// (with `If-Range` = `held`'s strong tag) or, with `rangeStart` `nil`, for everything.
     /// `now` (seconds since the epoch) turns a `Retry-After` date into a delay.
-    public static func step(for head: ResponseHead, rangeStart: Int64?, held: ResumeValidator?, now: Double) -> Step {
+    ///
+    /// `probing` says the request asks whether a body that ended at a close was whole (see
+    /// ``AfterBody/probeFrom(_:)``): then only a `206` of more bytes or a `416` can say anything,
+    /// a transient failure is tried again later, and any other answer leaves the body as received
+    /// and complete, as HTTP/1.1 framing has it.
+    public static func step(for head: ResponseHead, rangeStart: Int64?, held: ResumeValidator?, now: Double,
+                            probing: Bool = false) -> Step {
+        let step = plainStep(for: head, rangeStart: rangeStart, held: held, now: now)
+        guard probing else { return step }
+        switch step {
+        case .receive(let body):
+            if case .append = body.placement { return step }
+            return .complete
+        case .fail(let failure) where failure.isTransient:
+            return step
+        case .fail:
+            return .complete
+        case .restart where head.status != 206 && head.status != 416:
+            return .complete
+        case .redirect, .complete, .restart:
+            return step
+        }
+    }
+
+    private static func plainStep(for head: ResponseHead, rangeStart: Int64?, held: ResumeValidator?, now: Double) -> Step {
         switch head.status {
         case 200:
             return bodyLength(head).map { length in
-                .receive(Body(placement: .replace(ResumeValidator(of: head)), length: length, total: length))
+                .receive(Body(placement: .replace(ResumeValidator(of: head)), length: length, total: length,
+                              endsAtClose: length == nil && head.values("Transfer-Encoding").isEmpty))
             } ?? .fail(.invalidResponse("the 200's Content-Length is not one number"))
         case 206:
             guard let rangeStart, let held else {
@@ -97,6 +126,9 @@ public enum DownloadRules {
     public enum AfterBody: Hashable, Sendable {
         case complete
         case continueFrom(Int64)
+        /// A body that ended at a close may have been cut short: ask for what follows `offset`
+        /// (with the strong tag); a `416` proves the end, a `206` brings the rest.
+        case probeFrom(Int64)
         case fail(TransferFailure)
     }
 
@@ -108,8 +140,10 @@ public enum DownloadRules {
             return .fail(.invalidResponse("holding \(held) bytes of a \(total)-byte representation"))
         }
         switch body.placement {
-        case .replace:
-            // A 200 without a length ends where its message ends (chunked or close-delimited).
+        case .replace(let validator):
+            // A chunked 200 proves its end with its last chunk; one ended by a close does not
+            // (RFC 9112 §8): when the representation can be resumed, the server is asked.
+            if body.endsAtClose, validator.canResume, held > 0 { return .probeFrom(held) }
             return .complete
         case .append:
             // §14.4 `*`: the length is unknown; only another request can tell where it ends.

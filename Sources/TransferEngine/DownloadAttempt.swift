@@ -70,6 +70,8 @@ struct DownloadAttempt: Sendable {
         var trail = RedirectTrail(url: job.url, method: "GET")
         // One restart from byte 0 per attempt: a server that contradicts itself twice fails it.
         var restarted = false
+        // The request asks whether a body that ended at a close was whole.
+        var probing = false
         func restart(_ reason: String) throws {
             guard !restarted else { throw TransferFailure.invalidResponse(reason) }
             restarted = true
@@ -96,7 +98,10 @@ struct DownloadAttempt: Sendable {
             let response = try await client.execute(request, timeout: .hours(24 * 365))
             control.noteProgress()
             let head = ResponseHead(response)
-            switch DownloadRules.step(for: head, rangeStart: rangeStart, held: held, now: Date().timeIntervalSince1970) {
+            let step = DownloadRules.step(for: head, rangeStart: rangeStart, held: held, now: Date().timeIntervalSince1970,
+                                          probing: probing)
+            probing = false
+            switch step {
             case .redirect(let status, let location):
                 _ = try trail.follow(status: status, location: location).get()
             case .complete:
@@ -119,12 +124,14 @@ struct DownloadAttempt: Sendable {
                     try restart(overflow)
                     continue
                 }
-                switch DownloadRules.afterBody(body, held: data.length) {
+                let after = DownloadRules.afterBody(body, held: data.length)
+                switch after {
                 case .complete:
                     return head.status
-                case .continueFrom(let offset):
+                case .continueFrom(let offset), .probeFrom(let offset):
                     guard let ifRange = held?.ifRangeValue else { throw TransferFailure.invalidResponse("no validator to continue with") }
                     start = .resume(from: offset, ifRange: ifRange)
+                    probing = after == .probeFrom(offset)
                 case .fail(let failure):
                     throw failure
                 }

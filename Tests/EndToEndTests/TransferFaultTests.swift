@@ -100,6 +100,21 @@ import Glibc
         await server.shutdown()
     }
 
+    @Test func aBodyEndedByACloseIsCheckedForMoreBeforeItCounts() async throws {
+        let env = try TestEnvironment()
+        let fetcher = try FetcherApp(env, settings: Self.quickRetries)
+        let server = try await LoopbackServer.start()
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        serve(.closeDelimitedEndsEarly, on: server)
+        #expect(try fetcher.download("closed", server.url("/closeDelimitedEndsEarly")).status == 0)
+        #expect(try await finished(fetcher, "closed").state == .completed)
+        #expect(fetcher.downloaded("closed") == bytes(seed: 7), "the cut was not taken for the end")
+        let requests = server.requests(for: "/closeDelimitedEndsEarly")
+        #expect(requests.first?.range == nil && requests.dropFirst().first?.range == "bytes=\(size / 3)-", "\(requests)")
+        await server.shutdown()
+    }
+
     @Test func aResumeIsJoinedOnlyToTheSameStrongETag() async throws {
         let env = try TestEnvironment()
         let fetcher = try FetcherApp(env, settings: Self.quickRetries)

@@ -97,6 +97,37 @@ struct DownloadRulesTests {
         #expect(!TransferFailure.redirectLoop("x").isTransient)
     }
 
+    @Test("a 200 ended by a close is asked about when it can be resumed; a chunked one proves its own end (RFC 9112 §6.3, §8)")
+    func closeDelimited() {
+        let strong = ResumeValidator(etag: "\"v1\"")
+        #expect(step(head(200, [("ETag", "\"v1\"")]), from: nil)
+                == .receive(.init(placement: .replace(strong), length: nil, total: nil, endsAtClose: true)))
+        #expect(step(head(200, [("ETag", "\"v1\""), ("Transfer-Encoding", "chunked")]), from: nil)
+                == .receive(.init(placement: .replace(strong), length: nil, total: nil, endsAtClose: false)))
+        let closed = DownloadRules.Body(placement: .replace(strong), length: nil, total: nil, endsAtClose: true)
+        #expect(DownloadRules.afterBody(closed, held: 500) == .probeFrom(500))
+        let weak = DownloadRules.Body(placement: .replace(ResumeValidator(etag: "W/\"v1\"")), length: nil, total: nil, endsAtClose: true)
+        #expect(DownloadRules.afterBody(weak, held: 500) == .complete, "nothing to ask with: taken as HTTP/1.1 frames it")
+        let chunked = DownloadRules.Body(placement: .replace(strong), length: nil, total: nil, endsAtClose: false)
+        #expect(DownloadRules.afterBody(chunked, held: 500) == .complete)
+    }
+
+    @Test("the answer to that question: a 416 or a 206 tell, a transient failure waits, anything else keeps the body")
+    func probing() {
+        func probe(_ head: ResponseHead) -> DownloadRules.Step {
+            DownloadRules.step(for: head, rangeStart: 100, held: strong, now: 0, probing: true)
+        }
+        #expect(probe(head(416, [("Content-Range", "bytes */100")])) == .complete)
+        #expect(isRestart(probe(head(416, [("Content-Range", "bytes */90")]))), "the held bytes are longer than the representation")
+        #expect(probe(head(206, [("Content-Range", "bytes 100-199/200"), ("ETag", "\"v1\"")]))
+                == .receive(.init(placement: .append(offset: 100), length: 100, total: 200)))
+        #expect(isRestart(probe(head(206, [("Content-Range", "bytes 100-199/200"), ("ETag", "\"v2\"")]))), "changed since")
+        #expect(probe(head(200, [("ETag", "\"v1\""), ("Content-Length", "100")])) == .complete, "ranges ignored: nothing to learn")
+        #expect(probe(head(204, [])) == .complete)
+        #expect(probe(head(404, [])) == .complete)
+        #expect(probe(head(503, [])) == .fail(.httpStatus(503)), "asked again later")
+    }
+
     @Test("after a body: complete at the total, continue after a short range or an unknown total")
     func afterBody() {
         let append = DownloadRules.Body(placement: .append(offset: 100), length: 100, total: 1000)

@@ -90,6 +90,11 @@ enum FuzzTargets {
                 if case .httpStatus(_, let wait?) = failure { precondition(wait >= 0 && wait <= RetryAfter.maximumSeconds, "waits are bounded") }
             }
         }
+        // Asking whether a body ended by a close was whole never replaces the held bytes.
+        if case .receive(let body) = DownloadRules.step(for: head, rangeStart: 100, held: held, now: 1_800_000_000, probing: true) {
+            guard case .append(let offset) = body.placement else { preconditionFailure("a probe never replaces the held bytes") }
+            precondition(offset == 100 && head.status == 206, "a probe appends only a 206 for what follows")
+        }
     }
 
     static func redirect(_ bytes: [UInt8]) {
