@@ -32,7 +32,7 @@ final class PoisonGuard {
     /// What a scheduler that died left in the marker.
     struct Leftover: Equatable, Sendable {
         var phase: Phase
-        /// Inbox files, relative to the state directory (`inbox/new/<id>.json`).
+        /// File names in `inbox/new/` (`<id>.json`).
         var commands: [String]
         /// The fatal signal it died of; `nil` when it was killed (no crash line).
         var signal: Int32?
@@ -75,7 +75,7 @@ final class PoisonGuard {
         return Self.parse(String(decoding: data, as: UTF8.self))
     }
 
-    /// Parses the marker: a phase line, one inbox path per line, and maybe a crash line.
+    /// Parses the marker: a phase line, one inbox file name per line, and maybe a crash line.
     static func parse(_ text: String) -> Leftover? {
         var lines = text.split(separator: "\n").map(String.init)
         guard let first = lines.first, let phase = Phase(rawValue: first) else { return nil }
