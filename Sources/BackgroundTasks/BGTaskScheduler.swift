@@ -190,6 +190,11 @@ public final class BGTaskScheduler: Sendable {
         let context = try resolvedContext().get()
         if let refusal = context.permission(for: taskRequest.identifier, kind: taskRequest.kind) { throw refusal }
         let submission = try taskRequest.submission(app: context.app)
+        // An earliestBeginDate more than ten years away is refused here as the scheduler would.
+        let now = Date()
+        if let problem = Command(issuedAt: now, action: .submit(submission)).outOfBounds(now: now) {
+            throw Error(.unavailable, problem.description)
+        }
         _ = try SchedulerConnection(context: context).request(.submit(submission))
     }
 

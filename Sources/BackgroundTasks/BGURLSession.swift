@@ -135,6 +135,12 @@ public final class BGURLSession: Sendable {
             countOfBytesClientExpectsToReceive: hints.receive >= 0 ? hints.receive : nil,
             timeoutIntervalForRequest: configuration.timeoutIntervalForRequest,
             timeoutIntervalForResource: configuration.timeoutIntervalForResource, sha256: sha256)
+        // The scheduler checks the numbers too; checking here says why without writing anything.
+        let now = Date()
+        if let problem = Command(issuedAt: now, action: .createTransfer(request)).outOfBounds(now: now) {
+            refuse(task, problem.description)
+            return
+        }
         do throws(BGTaskScheduler.Error) {
             if try SchedulerConnection(context: context).requestAllowingQueue(.createTransfer(request)) == nil {
                 // Not refused: it waits in the inbox, and its end will be told as usual.

@@ -48,24 +48,70 @@ static void (*crash_cleanup)(void);
 static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
 static struct sigaction previous_actions[sizeof crash_signals / sizeof crash_signals[0]];
 
+/// Restores the action `previous` held for `signal` and runs it (or re-raises the signal).
+static void chain_crash(int signal, siginfo_t *info, void *context, struct sigaction *previous) {
+    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+        if (crash_signals[i] != signal) continue;
+        struct sigaction *old = &previous[i];
+        sigaction(signal, old, NULL);
+        if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+            old->sa_sigaction(signal, info, context);
+        } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN && old->sa_handler) {
+            old->sa_handler(signal);
+        } else {
+            break;
+        }
+        // A fault comes back by itself when the handler returns; a signal sent with kill(2) does
+        // not, and the handler before (the Swift backtracer) returns from it: end the process
+        // the way the default action would.
+        if (info && info->si_code <= 0) {
+            struct sigaction fallback;
+            memset(&fallback, 0, sizeof fallback);
+            fallback.sa_handler = SIG_DFL;
+            sigemptyset(&fallback.sa_mask);
+            sigaction(signal, &fallback, NULL);
+            raise(signal);
+        }
+        return;
+    }
+    raise(signal);
+}
+
 static void crash_handler(int signal, siginfo_t *info, void *context) {
     void (*cleanup)(void) = crash_cleanup;
     crash_cleanup = NULL;
     if (cleanup) cleanup();
-    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
-        if (crash_signals[i] != signal) continue;
-        struct sigaction *old = &previous_actions[i];
-        sigaction(signal, old, NULL);
-        if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
-            old->sa_sigaction(signal, info, context);
-            return;
-        }
-        if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN && old->sa_handler) {
-            old->sa_handler(signal);
-            return;
-        }
+    chain_crash(signal, info, context, previous_actions);
+}
+
+static int crash_note_fd = -1;
+static struct sigaction note_previous_actions[sizeof crash_signals / sizeof crash_signals[0]];
+
+static void crash_note_handler(int signal, siginfo_t *info, void *context) {
+    int fd = crash_note_fd;
+    crash_note_fd = -1;
+    if (fd >= 0) {
+        char line[32] = "crashed signal ";
+        size_t n = 15;
+        if (signal >= 10) line[n++] = (char)('0' + signal / 10);
+        line[n++] = (char)('0' + signal % 10);
+        line[n++] = '\n';
+        ssize_t ignored = write(fd, line, n);
+        (void)ignored;
     }
-    raise(signal);
+    chain_crash(signal, info, context, note_previous_actions);
+}
+
+void bg_install_crash_note(int fd) {
+    crash_note_fd = fd;
+    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = crash_note_handler;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(crash_signals[i], &action, &note_previous_actions[i]);
+    }
 }
 
 void bg_install_crash_cleanup(void (*cleanup)(void)) {

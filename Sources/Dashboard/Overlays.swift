@@ -94,7 +94,7 @@ enum Overlays {
                      ("discretionary", transfer.isDiscretionary ? "yes" : "no"), ("earliest begin", date(transfer.earliestBeginDate)),
                      ("retries", "\(transfer.retries)" + (transfer.retryAt.map { ", next at \(date($0))" } ?? "")),
                      ("last error", transfer.lastError ?? "-"),
-                     ("timeouts", "request \(Int(transfer.timeoutIntervalForRequest ?? TransferRecord.defaultTimeoutIntervalForRequest)) s, resource \(DurationText.compact(transfer.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))")]
+                     ("timeouts", "request \(SafeNumber.secondsText((transfer.timeoutIntervalForRequest ?? TransferRecord.defaultTimeoutIntervalForRequest).rounded(.down))) s, resource \(DurationText.compact(transfer.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))")]
             if let destination = transfer.destination { lines.append(("destination", destination)) }
             if let source = transfer.sourceFile { lines.append(("source file", source)) }
         case .events:

@@ -74,7 +74,7 @@ struct PanelContent {
             let barWidth = widths.count > 4 ? widths[4] : 8
             let host = URLComponents(string: transfer.url).map { ($0.host ?? "") + $0.path } ?? transfer.url
             let expected = transfer.bytesExpected.map { "/" + TextFormat.bytes($0) } ?? ""
-            let rate = transfer.bytesPerSecond.map { TextFormat.bytes(Int64($0)) + "/s" } ?? "-"
+            let rate = transfer.bytesPerSecond.map { TextFormat.bytes(SafeNumber.int64($0, .down)) + "/s" } ?? "-"
             var eta = "-"
             if let expected = transfer.bytesExpected, let speed = transfer.bytesPerSecond, speed > 0, transfer.state == .running {
                 eta = DurationText.compact(Double(max(0, expected - transfer.bytesTransferred)) / speed)

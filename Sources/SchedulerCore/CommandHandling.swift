@@ -11,6 +11,11 @@ public struct CommandResult: Sendable, Equatable {
 extension SchedulerState {
     /// Applies one command at `now`. A refused command changes nothing but the event log.
     public mutating func apply(_ command: Command, now: Date) -> CommandResult {
+        // Numbers first: any program may write the inbox, and a number out of its documented range
+        // must be refused with its reason before it reaches a deadline, a timer or a conversion.
+        if let problem = command.outOfBounds(now: now) {
+            return refuse(command, .invalidCommand(problem.description), now: now)
+        }
         var plan: LaunchPlan?
         let result: Result<(String, Identifier?), SchedulerError>
         switch command.action {
@@ -33,7 +38,7 @@ extension SchedulerState {
                 .map { ($0, identifier) }
         case .beginFinishing(let app, let name, let pid):
             result = beginFinishing(app: app, name: name, pid: pid, command: command.id, now: now)
-                .map { ("finishing task \($0) started with \(Int(settings.finishingBudgetSeconds)) s", $0) }
+                .map { ("finishing task \($0) started with \(SafeNumber.secondsText(settings.finishingBudgetSeconds.rounded(.down))) s", $0) }
         case .setAppEnabled(let app, let enabled):
             result = setEnabled(app: app, enabled: enabled, command: command.id, now: now).map { ($0, nil) }
         case .setConditions(let overrides):
@@ -71,13 +76,18 @@ extension SchedulerState {
                                         message: message, identifier: identifier),
                 launch: plan)
         case .failure(let error):
-            record(Event(time: now, type: .refused, app: command.action.app, identifier: command.action.identifier,
-                         command: command.id, reason: error.name, message: error.description))
-            return CommandResult(
-                outcome: CommandOutcome(command: command.id, type: command.action.name, appliedAt: now,
-                                        error: error.refusal, identifier: command.action.identifier),
-                launch: nil)
+            return refuse(command, error, now: now)
         }
+    }
+
+    /// Records the refusal of `command`: a `refused` event, and the outcome that carries the error.
+    private mutating func refuse(_ command: Command, _ error: SchedulerError, now: Date) -> CommandResult {
+        record(Event(time: now, type: .refused, app: command.action.app, identifier: command.action.identifier,
+                     command: command.id, reason: error.name, message: error.description))
+        return CommandResult(
+            outcome: CommandOutcome(command: command.id, type: command.action.name, appliedAt: now,
+                                    error: error.refusal, identifier: command.action.identifier),
+            launch: nil)
     }
 
     // MARK: - Submit and cancel

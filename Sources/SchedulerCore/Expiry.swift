@@ -126,6 +126,6 @@ extension SchedulerState {
     public var watchedPIDs: Set<Int32> { Set(tasks.values.map(\.pid)).union(attachedPIDs) }
 
     static func seconds(_ value: TimeInterval) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+        value.isFinite && value == value.rounded() ? "\(SafeNumber.secondsText(value)) s" : String(format: "%.1f s", value)
     }
 }

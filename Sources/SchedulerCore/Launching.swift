@@ -31,7 +31,7 @@ extension SchedulerState {
             guard let first = runnable.first else { continue }
             if coalescingHold(app: appID, entries: entries, firstReady: first.readyDate, now: now) != nil { continue }
             plans.append(LaunchPlan(
-                launchID: "\(appID)-\(Int(now.timeIntervalSince1970 * 1000))", app: appID, manifest: manifest,
+                launchID: "\(appID)-\(SafeNumber.int64(now.timeIntervalSince1970 * 1000, .down))", app: appID, manifest: manifest,
                 requests: runnable, reason: first.kind.rawValue, simulated: false,
                 handOver: handOverTarget(app: appID, identifiers: runnable.map(\.identifier))))
         }
@@ -72,7 +72,7 @@ extension SchedulerState {
             return .failure(.unknownApp("app \(request.app) has no usable manifest"))
         }
         return .success(LaunchPlan(
-            launchID: "\(request.app)-\(Int(now.timeIntervalSince1970 * 1000))-simulated", app: request.app,
+            launchID: "\(request.app)-\(SafeNumber.int64(now.timeIntervalSince1970 * 1000, .down))-simulated", app: request.app,
             manifest: manifest, requests: [request], reason: "simulated", simulated: true,
             handOver: handOverTarget(app: request.app, identifiers: [request.identifier])))
     }
@@ -95,7 +95,7 @@ extension SchedulerState {
             let how = plan.handOver == nil ? "launched pid \(pid) for" : "handed to running pid \(pid):"
             record(Event(time: now, type: .launched, app: plan.app, identifier: request.identifier, kind: request.kind,
                          pid: pid, command: plan.simulated ? request.commandID : nil, reason: plan.reason,
-                         message: "\(plan.app): \(how) \(request.identifier) (\(plan.reason), budget \(Int(settings.budget(for: request.kind))) s\(late))"))
+                         message: "\(plan.app): \(how) \(request.identifier) (\(plan.reason), budget \(SafeNumber.secondsText(settings.budget(for: request.kind).rounded(.down))) s\(late))"))
         }
         var record = app(plan.app)
         record.launchCount += 1

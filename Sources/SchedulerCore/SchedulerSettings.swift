@@ -129,27 +129,38 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     }
 
     private func validate(path: String) throws(SettingsError) {
-        let positive: [(String, Double)] = [
-            ("appRefreshBudgetSeconds", appRefreshBudgetSeconds), ("processingBudgetSeconds", processingBudgetSeconds),
-            ("finishingBudgetSeconds", finishingBudgetSeconds), ("throttleInitialSeconds", throttleInitialSeconds),
-            ("throttleMaximumSeconds", throttleMaximumSeconds), ("conditionsRecheckSeconds", conditionsRecheckSeconds),
-            ("idleLoadAverage", idleLoadAverage), ("outcomeRetentionSeconds", outcomeRetentionSeconds),
+        // Every number has an upper bound too: a budget of 1e300 s would overflow every deadline
+        // and timer derived from it (see docs/configuration.md for the table).
+        let day = 86_400.0, month = 30 * day, year = 365 * day
+        let positive: [(String, Double, Double)] = [
+            ("appRefreshBudgetSeconds", appRefreshBudgetSeconds, day), ("processingBudgetSeconds", processingBudgetSeconds, day),
+            ("finishingBudgetSeconds", finishingBudgetSeconds, day), ("throttleInitialSeconds", throttleInitialSeconds, month),
+            ("throttleMaximumSeconds", throttleMaximumSeconds, month), ("conditionsRecheckSeconds", conditionsRecheckSeconds, day),
+            ("idleLoadAverage", idleLoadAverage, 100_000), ("outcomeRetentionSeconds", outcomeRetentionSeconds, month),
+            ("transferRetryInitialSeconds", transferRetryInitialSeconds, day),
+            ("transferRetryMaximumSeconds", transferRetryMaximumSeconds, month),
         ]
-        for (name, value) in positive where !(value > 0 && value.isFinite) {
-            throw SettingsError(path: path, reason: "\(name) must be a positive number of seconds, not \(value)")
+        for (name, value, maximum) in positive {
+            guard value > 0 && value.isFinite else {
+                throw SettingsError(path: path, reason: "\(name) must be a positive number of seconds, not \(value)")
+            }
+            guard value <= maximum else { throw SettingsError(path: path, reason: "\(name) must be at most \(SafeNumber.secondsText(maximum)), not \(value)") }
         }
-        for (name, value) in [("expirationGraceSeconds", expirationGraceSeconds), ("coalescingWindowSeconds", coalescingWindowSeconds)]
-        where !(value >= 0 && value.isFinite) {
-            throw SettingsError(path: path, reason: "\(name) must be zero or more, not \(value)")
+        let zeroOrMore: [(String, Double, Double)] = [
+            ("expirationGraceSeconds", expirationGraceSeconds, 3600), ("coalescingWindowSeconds", coalescingWindowSeconds, day),
+            ("finishedTransferRetentionSeconds", finishedTransferRetentionSeconds, year),
+        ]
+        for (name, value, maximum) in zeroOrMore {
+            guard value >= 0 && value.isFinite else { throw SettingsError(path: path, reason: "\(name) must be zero or more, not \(value)") }
+            guard value <= maximum else { throw SettingsError(path: path, reason: "\(name) must be at most \(SafeNumber.secondsText(maximum)), not \(value)") }
         }
-        if maximumPendingAppRefresh < 1 || maximumPendingProcessing < 1 {
-            throw SettingsError(path: path, reason: "the pending-request limits must be at least 1")
-        }
-        if eventLogMaximumBytes < 4096 || eventLogKeptFiles < 1 {
-            throw SettingsError(path: path, reason: "eventLogMaximumBytes must be at least 4096 and eventLogKeptFiles at least 1")
-        }
-        if !(0...100).contains(lowPowerBatteryPercent) {
-            throw SettingsError(path: path, reason: "lowPowerBatteryPercent must be between 0 and 100")
+        let counts: [(String, Int, ClosedRange<Int>)] = [
+            ("maximumPendingAppRefresh", maximumPendingAppRefresh, 1...1000), ("maximumPendingProcessing", maximumPendingProcessing, 1...1000),
+            ("eventLogMaximumBytes", eventLogMaximumBytes, 4096...(1 << 40)), ("eventLogKeptFiles", eventLogKeptFiles, 1...1000),
+            ("maximumConcurrentTransfers", maximumConcurrentTransfers, 1...1024), ("lowPowerBatteryPercent", lowPowerBatteryPercent, 0...100),
+        ]
+        for (name, value, range) in counts where !range.contains(value) {
+            throw SettingsError(path: path, reason: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
         }
     }
 }

@@ -39,7 +39,7 @@ extension SchedulerState {
                 return PendingRequest(app: appID, identifier: session, kind: .urlSession, submittedAt: now)
             }
             guard !requests.isEmpty else { continue }
-            plans.append(LaunchPlan(launchID: "\(appID)-\(Int(now.timeIntervalSince1970 * 1000))-urlSession", app: appID,
+            plans.append(LaunchPlan(launchID: "\(appID)-\(SafeNumber.int64(now.timeIntervalSince1970 * 1000, .down))-urlSession", app: appID,
                                     manifest: manifest, requests: requests, reason: TaskKind.urlSession.rawValue,
                                     simulated: false))
         }

@@ -72,7 +72,9 @@ final class KernelWait {
             bg_timerfd_set_absolute(timerDescriptor, 0, 0)
             return
         }
-        let seconds = max(date.timeIntervalSince1970, 0.001)
+        // Clamped to year 9999: a far-off or NaN deadline must arm a far timer, not trap.
+        let raw = date.timeIntervalSince1970
+        let seconds = raw.isNaN ? 0.001 : min(max(raw, 0.001), SafeNumber.writableDates.upperBound)
         let whole = floor(seconds)
         bg_timerfd_set_absolute(timerDescriptor, Int64(whole), Int64((seconds - whole) * 1_000_000_000))
     }

@@ -37,6 +37,10 @@ public final class SchedulerDaemon {
     private let lock: StateLock
     private let wait: KernelWait
     private let committer: GroupCommit
+    /// Names what is in hand, so a command that crashes the scheduler is set aside at the next start.
+    private let poisonGuard: PoisonGuard
+    /// Inbox files of a turn whose commit crashed: each is applied again in a turn of its own.
+    private var suspects: Set<String> = []
     private let launcher: ProcessLauncher
     private var transferRunner: TransferRunner!
     /// Transfer attempts to start, pause or cancel once the turn's state is committed.
@@ -86,6 +90,7 @@ public final class SchedulerDaemon {
         do {
             for directory in paths.directories { try StateFiles.ensureDirectory(directory) }
             committer = try GroupCommit(paths: paths, settings: settings)
+            poisonGuard = try PoisonGuard(root: paths.root)
             try StateFiles.ensureDirectory(configDirectory)
             try StateFiles.ensureDirectory("\(configDirectory)/apps")
             wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
@@ -139,6 +144,37 @@ public final class SchedulerDaemon {
         for pid in state.watchedPIDs { wait.watchExit(of: pid) }
         loadOutcomeExpiry(now: now)
         removeAbandonedInboxFiles(now: now)
+        if let leftover = poisonGuard.leftover() { takeLeftover(leftover, now: now) }
+        poisonGuard.clear()
+        // A scheduler on a thread of another program does not own the fatal signals.
+        if signals.contains(SIGTERM) { poisonGuard.noteCrashes() }
+    }
+
+    /// Acts on what the previous scheduler had in hand when it died (see ``PoisonGuard``).
+    private func takeLeftover(_ leftover: PoisonGuard.Leftover, now: Date) {
+        guard let signal = leftover.signal else {
+            // Killed, not crashed: nothing to blame the commands for; they are applied as usual.
+            return
+        }
+        if leftover.phase == .applying || leftover.commands.count == 1 {
+            for name in leftover.commands { setAside(name, signal: signal, now: now) }
+            return
+        }
+        suspects = Set(leftover.commands)
+        logger.warning("bgtaskd crashed (signal \(signal)) committing a turn of \(leftover.commands.count) commands; each is applied again as a suspect in a turn of its own")
+    }
+
+    /// Quarantines an inbox file the previous scheduler crashed on, and answers it.
+    private func setAside(_ name: String, signal: Int32, now: Date) {
+        let path = Inbox(paths: paths).path(of: name)
+        let stem = name.hasSuffix(".json") ? String(name.dropLast(".json".count)) : name
+        guard !name.contains("/"), StateFiles.exists(path), !StateFiles.exists(paths.outcome(stem)) else { return }
+        let reason = "bgtaskd crashed (signal \(signal)) while applying this command; set aside so that it cannot crash it again"
+        state.record(quarantine(path, reason: reason, now: now, type: .commandRejected))
+        if Command.isValidID(stem) {
+            queueOutcome(CommandOutcome(command: stem, type: nil, appliedAt: now,
+                                        error: .init(name: "invalidCommand", message: reason)), now: now)
+        }
     }
 
     /// A writer that died between creating `inbox/tmp/<id>` and renaming it never acknowledged
@@ -225,7 +261,20 @@ public final class SchedulerDaemon {
         let inbox = Inbox(paths: paths)
         let batchSize = 1024
         let names = try inbox.waiting(limit: batchSize + 1)
+        var applied: [String] = []
+        var handled = 0
+        defer {
+            // From here to the end of the commit, the turn's commands are what is in hand.
+            if !applied.isEmpty { poisonGuard.mark(.committing, commands: applied) }
+        }
         for name in names.prefix(batchSize) {
+            // A suspect of a crashed turn goes in a turn of its own, so a second crash names it alone.
+            let isSuspect = suspects.remove(name) != nil
+            if isSuspect && handled > 0 {
+                suspects.insert(name)
+                return true
+            }
+            handled += 1
             let path = inbox.path(of: name)
             let stem = String(name.dropLast(".json".count))
             if StateFiles.exists(paths.outcome(stem)) {
@@ -233,6 +282,8 @@ public final class SchedulerDaemon {
                 consumedCommands.append(path)
                 continue
             }
+            poisonGuard.mark(.applying, commands: [name])
+            applied.append(name)
             let command: Command
             do {
                 command = try inbox.read(name)
@@ -271,6 +322,10 @@ public final class SchedulerDaemon {
             }
             queueOutcome(result.outcome, now: now)
             consumedCommands.append(path)
+            if isSuspect {
+                logger.notice("applied suspect \(name) in a turn of its own")
+                return true
+            }
         }
         return names.count > batchSize
     }
@@ -289,6 +344,7 @@ public final class SchedulerDaemon {
             nextWake = min(nextWake ?? probeAt, probeAt)
         }
         try commit(now: now, nextWake: nextWake)
+        poisonGuard.clear()
         // Signals go out once the state they announce is on disk, so an app woken by its
         // expiration signal reads its task as expiring.
         execute(processActions)

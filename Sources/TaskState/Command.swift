@@ -21,7 +21,8 @@ public struct Command: Codable, Hashable, Sendable {
     /// A fresh, file-name-safe command id that sorts in the order commands were issued
     /// (nanoseconds since 1970 in hex, then random bits), so the inbox is applied in order.
     public static func newID(at date: Date = Date()) -> String {
-        let nanos = UInt64(max(0, date.timeIntervalSince1970) * 1_000_000_000)
+        // Clamped: a clock (or a caller) far outside 1970…2554 must not trap here.
+        let nanos = UInt64(SafeNumber.int64(min(max(0, date.timeIntervalSince1970), 9e9) * 1_000_000_000))
         let time = String(nanos, radix: 16)
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         return String(repeating: "0", count: 16 - time.count) + time + "-"

@@ -4,7 +4,8 @@ import Foundation
 public enum DurationText {
     /// A duration in seconds; negative values are shown as their magnitude.
     public static func compact(_ seconds: TimeInterval) -> String {
-        let total = Int(abs(seconds).rounded(.down))
+        // Clamped to a century: a far-off or NaN date shows as long, never traps.
+        let total = SafeNumber.int(min(abs(seconds), 3_153_600_000), .down)
         let days = total / 86_400, hours = (total % 86_400) / 3600, minutes = (total % 3600) / 60, secs = total % 60
         if days > 0 { return "\(days)d \(hours)h" }
         if hours > 0 { return "\(hours)h \(String(format: "%02d", minutes))m" }

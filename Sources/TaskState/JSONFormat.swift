@@ -11,8 +11,13 @@ public enum JSONFormat {
 
     /// `2026-11-22T10:00:00.250Z`, rounded to the nearest millisecond so that reading a date and
     /// writing it again gives the same text.
+    ///
+    /// Never traps: a date outside years 1 to 9999 (which commands and settings are checked to
+    /// keep away from) is written as the nearest of those ends, and NaN as 1970.
     public static func string(from date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let range = SafeNumber.writableDates
+        let clamped = date.timeIntervalSince1970.isNaN ? 0 : min(max(date.timeIntervalSince1970, range.lowerBound), range.upperBound)
+        let milliseconds = SafeNumber.int64(clamped * 1000)
         let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
         let whole = seconds.remainder < 0 ? seconds.quotient - 1 : seconds.quotient
         let fraction = seconds.remainder < 0 ? seconds.remainder + 1000 : seconds.remainder

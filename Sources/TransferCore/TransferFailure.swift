@@ -109,6 +109,7 @@ public enum TransferFailure: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        // Int(_:) would trap on NaN, infinities and anything past Int.max.
+        seconds.isFinite && seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TaskState
 
 /// Why an attempt was stopped from outside its own work.
 enum StopReason: Hashable, Sendable {
@@ -60,7 +61,8 @@ final class AttemptControl: Sendable {
     /// Waits, without polling, until nothing has moved for `requestTimeout` seconds or the
     /// resource deadline passes, then stops the attempt. Returns early when cancelled.
     func watch(requestTimeout: Double, resourceDeadline: Date?) async {
-        let idleLimit = Duration.milliseconds(Int64((requestTimeout * 1000).rounded()))
+        // SafeNumber, not Int64(_:): a record from an older scheduler may hold any number.
+        let idleLimit = Duration.milliseconds(SafeNumber.int64(min(max(requestTimeout, 0.001), 1e12) * 1000))
         while !Task.isCancelled {
             let now = ContinuousClock.now
             let lastProgress = state.withLock { $0.lastProgress }
@@ -71,7 +73,7 @@ final class AttemptControl: Sendable {
                     stop(.resourceTimeout)
                     return
                 }
-                wake = min(wake, now + .milliseconds(Int64((remaining * 1000).rounded(.up))))
+                wake = min(wake, now + .milliseconds(SafeNumber.int64(min(remaining, 1e12) * 1000, .up)))
             }
             if lastProgress + idleLimit <= now {
                 stop(.requestTimeout(requestTimeout))

@@ -12,11 +12,12 @@ struct Events: ParsableCommand {
     @OptionGroup var locations: LocationOptions
     @Flag(help: "Keep printing new events as they happen (like tail -F).") var follow = false
     @Flag(help: "Print the events as JSON Lines.") var json = false
-    @Option(help: "How many recent events to print first.") var limit = 20
+    @Option(help: "How many recent events to print first, 0 to 1000000.") var limit = "20"
 
     func run() throws {
         let paths = locations.paths
-        let recent = EventLog(paths: paths).recent(limit: max(0, limit))
+        let count = Int(try NumberArgument.whole(limit, option: "--limit", in: NumericBounds.eventLimit))
+        let recent = EventLog(paths: paths).recent(limit: count)
         for event in recent.events { try emit(event) }
         guard follow else { return }
         // A parent may hand us a blocked or ignored SIGINT/SIGTERM; following forever must still end on them.

@@ -36,18 +36,9 @@ struct Submit: ParsableCommand {
     }
 }
 
-/// `+SECONDS` from now, or an ISO 8601 date.
+/// `+SECONDS` from now, or an ISO 8601 date, within ten years of now (``NumberArgument/earliest(_:now:)``).
 func parseEarliest(_ text: String, now: Date) throws -> Date {
-    if text.hasPrefix("+") {
-        guard let seconds = Double(text.dropFirst()), seconds.isFinite, seconds >= 0 else {
-            throw ValidationError("bad --earliest '\(text)': expected +SECONDS, like +90")
-        }
-        return now.addingTimeInterval(seconds)
-    }
-    guard let date = JSONFormat.date(from: text) else {
-        throw ValidationError("bad --earliest '\(text)': expected an ISO 8601 date like 2026-11-22T12:00:00Z, or +SECONDS")
-    }
-    return date
+    try NumberArgument.earliest(text, now: now)
 }
 
 struct Cancel: ParsableCommand {
@@ -140,11 +131,12 @@ struct BeginFinishing: ParsableCommand {
     @OptionGroup var locations: LocationOptions
     @Option(help: "The app (default: $BGTASK_APP_ID).") var app: String?
     @Option(help: "A name for the work, shown in listings.") var name: String?
-    @Option(help: "The process doing the work (default: the process that runs bgctl).") var pid: Int32?
+    @Option(help: "The process doing the work, 1 to 4194304 (default: the process that runs bgctl).") var pid: String?
 
     func run() throws {
+        let process = try pid.map { Int32(try NumberArgument.whole($0, option: "--pid", in: NumericBounds.pid)) } ?? getppid()
         let outcome = try CommandSender(locations: locations).send(
-            .beginFinishing(app: try appFromEnvironment(app), name: name, pid: pid ?? getppid()), quiet: true)
+            .beginFinishing(app: try appFromEnvironment(app), name: name, pid: process), quiet: true)
         if let identifier = outcome?.identifier { print(identifier) }
     }
 }

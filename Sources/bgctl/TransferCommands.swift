@@ -17,15 +17,27 @@ struct TransferCommand: ParsableCommand {
         @Option(help: "earliestBeginDate: an ISO 8601 date or +SECONDS from now.") var earliest: String?
         @Flag(help: "Wait for external power (and a network), like a discretionary URLSession.") var discretionary = false
         @Flag(help: "Launch the app (reason urlSession) when the transfer ends.") var launchEvents = false
-        @Option(help: "Seconds without progress before an attempt fails (timeoutIntervalForRequest, default 60).")
-        var requestTimeout: Double?
-        @Option(help: "Seconds before the transfer gives up (timeoutIntervalForResource, default 604800).")
-        var resourceTimeout: Double?
-        @Option(help: "The size the app expects, in bytes (countOfBytesClientExpectsToReceive/Send).") var expectedBytes: Int64?
+        // The numbers are Strings: bgctl parses them itself against their documented ranges
+        // (NumberArgument), so nan, inf and 1e300 are one line and exit 2.
+        @Option(help: "Seconds without progress before an attempt fails, 1 to 2592000 (timeoutIntervalForRequest, default 60).")
+        var requestTimeout: String?
+        @Option(help: "Seconds before the transfer gives up, 1 to 31536000 (timeoutIntervalForResource, default 604800).")
+        var resourceTimeout: String?
+        @Option(help: "The size the app expects, in bytes, 0 to 2^50 (countOfBytesClientExpectsToReceive/Send).")
+        var expectedBytes: String?
 
         func request(direction: TransferRecord.Direction, url: String, destination: String?, sourceFile: String?,
                      sha256: String? = nil) throws -> TransferRequest {
-            TransferRequest(
+            let requestTimeout = try requestTimeout.map {
+                try NumberArgument.seconds($0, option: "--request-timeout", in: NumericBounds.requestTimeout)
+            }
+            let resourceTimeout = try resourceTimeout.map {
+                try NumberArgument.seconds($0, option: "--resource-timeout", in: NumericBounds.resourceTimeout)
+            }
+            let expectedBytes = try expectedBytes.map {
+                try NumberArgument.whole($0, option: "--expected-bytes", in: NumericBounds.expectedBytes, unit: " of bytes")
+            }
+            return TransferRequest(
                 app: try identifier(app, "app"), identifier: try identifier(id, "identifier"), session: session,
                 direction: direction, url: url, destination: destination, sourceFile: sourceFile,
                 earliestBeginDate: try earliest.map { try parseEarliest($0, now: Date()) },

@@ -54,7 +54,8 @@ struct AttachmentTests {
         var state = makeState()
         let result = state.run(.attach(app: Apps.news, pid: pid, identifiers: [Tasks.refresh]), at: t0)
         #expect(result.errorName == "invalidCommand")
-        #expect(result.errorMessage == "attach needs the pid of the app's process")
+        // Caught by the bounds check every command goes through first (NumericBounds.pid).
+        #expect(result.errorMessage == "bad pid '\(pid)': expected a whole number from 1 to 4194304")
         #expect(state.apps[Apps.news]?.attachedProcess == nil)
         #expect(state.takeChanges().eventTypes == [.refused])
     }

@@ -86,10 +86,11 @@ struct SettingsTests {
         (#"{"processingBudgetSeconds": 0}"#, "processingBudgetSeconds must be a positive number of seconds, not 0.0"),
         (#"{"expirationGraceSeconds": -5}"#, "expirationGraceSeconds must be zero or more, not -5.0"),
         (#"{"coalescingWindowSeconds": -0.5}"#, "coalescingWindowSeconds must be zero or more, not -0.5"),
-        (#"{"maximumPendingAppRefresh": 0}"#, "the pending-request limits must be at least 1"),
-        (#"{"maximumPendingProcessing": -3}"#, "the pending-request limits must be at least 1"),
-        (#"{"eventLogMaximumBytes": 100}"#, "eventLogMaximumBytes must be at least 4096 and eventLogKeptFiles at least 1"),
-        (#"{"lowPowerBatteryPercent": 101}"#, "lowPowerBatteryPercent must be between 0 and 100"),
+        (#"{"maximumPendingAppRefresh": 0}"#, "maximumPendingAppRefresh must be from 1 to 1000, not 0"),
+        (#"{"maximumPendingProcessing": -3}"#, "maximumPendingProcessing must be from 1 to 1000, not -3"),
+        (#"{"eventLogMaximumBytes": 100}"#, "eventLogMaximumBytes must be from 4096 to 1099511627776, not 100"),
+        (#"{"lowPowerBatteryPercent": 101}"#, "lowPowerBatteryPercent must be from 0 to 100, not 101"),
+        (#"{"appRefreshBudgetSeconds": 1e300}"#, "appRefreshBudgetSeconds must be at most 86400, not 1e+300"),
     ])
     func invalidValues(_ text: String, _ reason: String) throws {
         let error = try #require(try loadError(text))

@@ -35,6 +35,11 @@ int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[
 /// signal to the handler that was installed before (the Swift runtime's backtracer, or the default).
 void bg_install_crash_cleanup(void (*cleanup)(void));
 
+/// On the same fatal signals: appends `crashed signal N` to `fd` (async-signal-safe write(2)),
+/// then hands the signal on to the handler installed before. For the scheduler's poison-command
+/// guard; once per process.
+void bg_install_crash_note(int fd);
+
 /// Installs a handler for `signal` that writes the signal number as one byte to `fd` (the write
 /// end of a non-blocking pipe), so a thread waiting on the read end learns of it at once whatever
 /// the thread that took the signal was doing. SA_RESTART, so interrupted calls carry on.

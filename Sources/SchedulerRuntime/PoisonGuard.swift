@@ -1,0 +1,103 @@
+import CLinuxSupport
+import Foundation
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The poison-command guard: one bad command must never take the scheduler down twice.
+///
+/// A command stays in `inbox/new/` until the commit that applies it, so a command whose
+/// application crashes the scheduler (a trap, an abort, a bad access) would crash every restart.
+/// The guard keeps `applying.json` naming what is in hand: the command being applied (`applying`),
+/// then the commands of the turn while its changes are decided and committed (`committing`). It is
+/// emptied after each commit. A handler for the fatal signals appends `crashed signal N` to it as
+/// the process dies. At the next start, a marker with that line names the culprit:
+///
+/// - `applying` one command, or `committing` a turn of one command: that command is set aside
+///   (quarantined, refused with an outcome and a `commandRejected` event) instead of applied again;
+/// - `committing` several: each is applied again in a turn of its own (suspects), so a second
+///   crash names it.
+///
+/// A marker without the crash line (SIGKILL, the OOM killer, a power cut) sets nothing aside:
+/// those deaths say nothing about the command, and the inbox's promise that a queued command is
+/// applied holds across them. Writes are not synced: the guard is about the process dying, and
+/// the page cache outlives the process.
+final class PoisonGuard {
+    /// What the marker says was in hand.
+    enum Phase: String, Sendable {
+        case applying, committing
+    }
+
+    /// What a scheduler that died left in the marker.
+    struct Leftover: Equatable, Sendable {
+        var phase: Phase
+        /// File names in `inbox/new/` (`<id>.json`).
+        var commands: [String]
+        /// The fatal signal it died of; `nil` when it was killed (no crash line).
+        var signal: Int32?
+    }
+
+    let path: String
+    private let descriptor: Int32
+    /// The same file opened for appending, for the signal handler's line.
+    private let appendDescriptor: Int32
+
+    init(root: String) throws(StateError) {
+        path = "\(root)/applying.json"
+        descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == ELOOP { throw .symbolicLink(path) }
+            throw .system(operation: "cannot open", path: path, errno: errno)
+        }
+        appendDescriptor = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        guard appendDescriptor >= 0 else {
+            close(descriptor)
+            throw .system(operation: "cannot open", path: path, errno: errno)
+        }
+    }
+
+    deinit {
+        close(descriptor)
+        close(appendDescriptor)
+    }
+
+    /// Arms the crash line: from now on a fatal signal appends `crashed signal N` before the
+    /// process dies. Only a scheduler that owns its process does this (not one on a thread of
+    /// another program, whose crashes are not the inbox's doing).
+    func noteCrashes() {
+        bg_install_crash_note(appendDescriptor)
+    }
+
+    /// What the previous scheduler left, if it died with something in hand.
+    func leftover() -> Leftover? {
+        guard let data = try? StateFiles.read(path, maximumSize: 1 << 20) else { return nil }
+        return Self.parse(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Parses the marker: a phase line, one inbox file name per line, and maybe a crash line.
+    static func parse(_ text: String) -> Leftover? {
+        var lines = text.split(separator: "\n").map(String.init)
+        guard let first = lines.first, let phase = Phase(rawValue: first) else { return nil }
+        lines.removeFirst()
+        var signal: Int32?
+        if let last = lines.last, last.hasPrefix("crashed signal ") {
+            signal = Int32(last.dropFirst("crashed signal ".count)) ?? 0
+            lines.removeLast()
+        }
+        return Leftover(phase: phase, commands: lines, signal: signal)
+    }
+
+    /// Records what is now in hand, replacing what was there.
+    func mark(_ phase: Phase, commands: [String]) {
+        let text = ([phase.rawValue] + commands).joined(separator: "\n") + "\n"
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        _ = ftruncate(descriptor, off_t(max(written, 0)))
+    }
+
+    /// Nothing in hand.
+    func clear() {
+        _ = ftruncate(descriptor, 0)
+    }
+}

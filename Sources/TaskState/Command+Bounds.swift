@@ -1,0 +1,46 @@
+import Foundation
+
+extension Command {
+    /// The first number of this command outside its documented range (``NumericBounds``), or `nil`.
+    ///
+    /// The scheduler refuses such a command (`invalidCommand`) before applying it: any program may
+    /// write the inbox, so what `bgctl` checked must be checked again here.
+    public func outOfBounds(now: Date) -> OutOfBounds? {
+        do {
+            try NumericBounds.check(date: issuedAt, "issuedAt", now: now)
+            if let issuerPID { try NumericBounds.check(issuerPID, "issuerPID", in: NumericBounds.pid) }
+            switch action {
+            case .submit(let request):
+                if let date = request.earliestBeginDate { try NumericBounds.check(date: date, "earliestBeginDate", now: now) }
+            case .beginFinishing(_, _, let pid), .attach(_, let pid, _), .detach(_, let pid):
+                try NumericBounds.check(pid, "pid", in: NumericBounds.pid)
+            case .createTransfer(let request):
+                try request.checkBounds(now: now)
+            default:
+                break
+            }
+        } catch {
+            return error
+        }
+        return nil
+    }
+}
+
+extension TransferRequest {
+    /// Throws for the first number outside its documented range.
+    func checkBounds(now: Date) throws(OutOfBounds) {
+        if let date = earliestBeginDate { try NumericBounds.check(date: date, "earliestBeginDate", now: now) }
+        if let seconds = timeoutIntervalForRequest {
+            try NumericBounds.check(seconds: seconds, "timeoutIntervalForRequest", in: NumericBounds.requestTimeout)
+        }
+        if let seconds = timeoutIntervalForResource {
+            try NumericBounds.check(seconds: seconds, "timeoutIntervalForResource", in: NumericBounds.resourceTimeout)
+        }
+        if let bytes = countOfBytesClientExpectsToReceive {
+            try NumericBounds.check(bytes, "countOfBytesClientExpectsToReceive", in: NumericBounds.expectedBytes, unit: " of bytes")
+        }
+        if let bytes = countOfBytesClientExpectsToSend {
+            try NumericBounds.check(bytes, "countOfBytesClientExpectsToSend", in: NumericBounds.expectedBytes, unit: " of bytes")
+        }
+    }
+}
