@@ -66,7 +66,7 @@ struct StateFilesTests {
             #expect(try StateFiles.read("\(dir)/big", maximumSize: 100).count == 100)
 
             try FileManager.default.createDirectory(atPath: "\(dir)/folder", withIntermediateDirectories: false)
-            #expect(throws: StateError.malformed("\(dir)/folder is not a regular file")) { try StateFiles.read("\(dir)/folder") }
+            #expect(throws: StateError.notRegularFile(path: "\(dir)/folder", kind: "a directory")) { try StateFiles.read("\(dir)/folder") }
         }
     }
 

@@ -48,7 +48,8 @@ struct HostilePath: CustomStringConvertible, Sendable {
         HostilePath(base: .state, relative: "outcomes/0000-hostile.json"),
         HostilePath(base: .state, relative: "inbox/new/0000-hostile.json",
                     sample: #"{"format":1,"id":"0000-hostile","issuedAt":"2026-11-22T10:00:00Z","type":"status"}"#),
-        HostilePath(base: .state, relative: "logs/\(app).log", sample: "log line\n"),
+        // The app the sessions launch (``HostileSession/probeApp``), so its log is opened.
+        HostilePath(base: .state, relative: "logs/com.example.probe.log", sample: "log line\n"),
         HostilePath(base: .config, relative: "apps/\(app).json",
                     sample: #"{"id":"com.example.hostile","executable":"/bin/true","permittedIdentifiers":[],"backgroundModes":[]}"#),
         HostilePath(base: .config, relative: "settings.json", sample: #"{"appRefreshBudgetSeconds":30}"#),
