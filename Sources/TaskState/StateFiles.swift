@@ -130,7 +130,7 @@ public enum StateFiles {
         guard lstat(path, &info) == 0 else { throw .system(operation: "cannot stat", path: path, errno: errno) }
         if info.st_mode & S_IFMT == S_IFLNK { throw .symbolicLink(path) }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw .unsafeDirectory("\(path) exists and is not a directory")
+            throw .unsafeDirectory("\(path) exists and is \(RegularFile.name(ofKind: info.st_mode)), not a directory")
         }
     }
 

@@ -105,7 +105,7 @@ struct StateFilesTests {
             try FileManager.default.createSymbolicLink(atPath: "\(dir)/link", withDestinationPath: "\(dir)/requests")
             #expect(throws: StateError.symbolicLink("\(dir)/link")) { try StateFiles.ensureDirectory("\(dir)/link") }
             try writeText("", to: "\(dir)/file")
-            #expect(throws: StateError.unsafeDirectory("\(dir)/file exists and is not a directory")) {
+            #expect(throws: StateError.unsafeDirectory("\(dir)/file exists and is a regular file, not a directory")) {
                 try StateFiles.ensureDirectory("\(dir)/file")
             }
         }

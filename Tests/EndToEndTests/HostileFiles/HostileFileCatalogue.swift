@@ -50,6 +50,8 @@ struct HostilePath: CustomStringConvertible, Sendable {
                     sample: #"{"format":1,"id":"0000-hostile","issuedAt":"2026-11-22T10:00:00Z","type":"status"}"#),
         // The app the sessions launch (``HostileSession/probeApp``), so its log is opened.
         HostilePath(base: .state, relative: "logs/com.example.probe.log", sample: "log line\n"),
+        HostilePath(base: .state, relative: "inbox/new", isFolder: true),
+        HostilePath(base: .config, relative: "apps", isFolder: true),
         HostilePath(base: .config, relative: "apps/\(app).json",
                     sample: #"{"id":"com.example.hostile","executable":"/bin/true","permittedIdentifiers":[],"backgroundModes":[]}"#),
         HostilePath(base: .config, relative: "settings.json", sample: #"{"appRefreshBudgetSeconds":30}"#),
@@ -72,6 +74,9 @@ enum HostilePlanter {
         let full = (path.base == .state ? env.state : env.config) + "/" + path.relative
         try FileManager.default.createDirectory(atPath: StateFilesTestPath.parent(of: full), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
+        // A folder the session already made (config/apps holds the probe app) is replaced,
+        // except by `directory`, which adds a folder inside it.
+        if path.isFolder, kind != .directory { try? FileManager.default.removeItem(atPath: full) }
         switch kind {
         case .fifo:
             guard mkfifo(full, 0o600) == 0 else { throw TestFailure("mkfifo \(full): \(errno)") }

@@ -6,17 +6,18 @@ import Testing
 /// The standing campaign of issue 11: every kind of hostile file (``HostileKind``) at every path
 /// the programs read (``HostilePath/all``), with the real `bgtaskd`, `bgctl` and `bgtop --batch`.
 ///
-/// Promised for each: no program hangs, with or without a scheduler running, (each step has a time limit) or crashes (dies of a
-/// signal); the scheduler starts and keeps applying commands, except for the two files it
-/// cannot run without a usable copy of (`settings.json`, `daemon.lock`), where it refuses with
-/// one line naming the file; it stops on SIGTERM; and nothing outside the state directory is
-/// moved or changed. Run: `swift test --skip-build --filter HostileFileCatalogueTests`.
+/// Promised for each: no program hangs (each step has a time limit), with or without a
+/// scheduler running, and none crashes (dies of a signal); the scheduler starts and keeps
+/// applying commands, except for what it cannot run without a usable copy of (`settings.json`,
+/// `daemon.lock`, the folders `inbox/new` and the config's `apps`), where it refuses with one
+/// line naming it; it stops on SIGTERM; and nothing outside the state directory is moved or
+/// changed. Run: `swift test --skip-build --filter HostileFileCatalogueTests`.
 ///
 /// Serialized: its cases start some 1 500 processes, and run all at once they would starve the
 /// timing checks of other suites running beside it.
 @Suite(.serialized) struct HostileFileCatalogueTests {
-    /// Files without a usable copy of which the scheduler refuses to start.
-    static let refusedAtStart: Set<String> = ["settings.json", "daemon.lock"]
+    /// Files and folders without a usable copy of which the scheduler refuses to start.
+    static let refusedAtStart: Set<String> = ["settings.json", "daemon.lock", "inbox/new", "apps"]
 
     @Test(arguments: HostilePath.all)
     func everyHostileKindAt(_ path: HostilePath) throws {
@@ -34,7 +35,7 @@ import Testing
         let session = try HostileSession(env)
         let canary = try HostilePlanter.plant(kind, at: path, in: env)
         let name = String(path.relative.split(separator: "/").last ?? "")
-        let mayRefuse = Self.refusedAtStart.contains(name)
+        let mayRefuse = Self.refusedAtStart.contains(name) || Self.refusedAtStart.contains(path.relative)
         // With no scheduler, nothing holds a FIFO's other end: the readers alone must not block.
         try readersFinish(session)
         switch try session.startDaemon() {
