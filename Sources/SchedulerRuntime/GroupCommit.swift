@@ -77,6 +77,11 @@ struct GroupCommit {
         guard !batch.isEmpty else { return }
         var batch = batch
         if !batch.events.isEmpty {
+            // A log replaced by something that cannot be appended to would stop this commit and
+            // every later one: set it aside, start a new log, and say why in its first line.
+            if let setAside = SetAside(paths: paths).eventLogIfUnusable(now: Date()) {
+                batch.events = String(decoding: try JSONFormat.encodeLine(setAside), as: UTF8.self) + batch.events
+            }
             try EventLog(paths: paths).rotateIfNeeded(maximumBytes: settings.eventLogMaximumBytes, keep: settings.eventLogKeptFiles)
         }
         batch.eventLogOffset = StateFiles.size(of: paths.events) ?? 0

@@ -27,11 +27,9 @@ final class JournalFile {
     init(path: String) throws(StateError) {
         self.path = path
         let existed = StateFiles.exists(path)
-        descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == ELOOP { throw .symbolicLink(path) }
-            throw .system(operation: "cannot open", path: path, errno: errno)
-        }
+        // Never blocks, never follows a link, refuses a FIFO or directory (the daemon sets such a
+        // journal aside before it gets here; see ``StartupSetAside``).
+        descriptor = try RegularFile.open(path, O_RDWR | O_CREAT)
         if !existed { try StateFiles.syncDirectory(StateFiles.directoryName(of: path)) }
     }
 

@@ -31,7 +31,9 @@ struct ProcessLauncher {
         environment["BGTASK_TASK_KINDS"] = plan.requests.map(\.kind.rawValue).joined(separator: " ")
 
         let logPath = paths.appLog(plan.app)
-        let log = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        // Never blocks (a FIFO there would hang the scheduler in open(2)); anything but a regular
+        // file is not used, and the process inherits the scheduler's own output instead.
+        let log = (try? RegularFile.open(logPath, O_WRONLY | O_APPEND | O_CREAT)) ?? -1
         defer { if log >= 0 { close(log) } }
 
         let arguments = [manifest.executable] + manifest.arguments

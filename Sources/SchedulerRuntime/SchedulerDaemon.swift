@@ -87,8 +87,12 @@ public final class SchedulerDaemon {
             throw .lock(error)
         }
         launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory)
+        var recoveryEvents: [Event] = []
         do {
             for directory in paths.directories { try StateFiles.ensureDirectory(directory) }
+            // Before the journal is opened and replayed (which appends to the log).
+            let setAside = SetAside(paths: paths)
+            recoveryEvents += [setAside.journalIfUnusable(now: now), setAside.eventLogIfUnusable(now: now)].compactMap { $0 }
             committer = try GroupCommit(paths: paths, settings: settings)
             poisonGuard = try PoisonGuard(root: paths.root)
             try StateFiles.ensureDirectory(configDirectory)
@@ -99,7 +103,6 @@ public final class SchedulerDaemon {
         } catch {
             throw .state("\(error)")
         }
-        var recoveryEvents: [Event] = []
         do {
             switch try committer.replayJournal() {
             case .nothing:
@@ -497,12 +500,14 @@ public final class SchedulerDaemon {
     }
 
     private func quarantine(_ path: String, reason: String, now: Date, type: Event.Kind = .quarantined) -> Event {
+        // The reason names the file (relative to the state directory) as well as what was wrong.
+        let line = Quarantine(paths: paths).line(for: path, reason: reason)
         do {
             let target = try Quarantine(paths: paths).isolate(path, reason: reason, now: now)
-            logger.warning("quarantined \(path): \(reason)")
-            return Event(time: now, type: type, reason: reason, message: "\(path): \(reason); moved to \(target)")
+            logger.warning("quarantined \(line)")
+            return Event(time: now, type: type, reason: line, message: "\(line); moved to \(target)")
         } catch {
-            return Event(time: now, type: type, reason: reason, message: "\(path): \(reason); could not move it: \(error)")
+            return Event(time: now, type: type, reason: line, message: "\(line); could not move it: \(error)")
         }
     }
 

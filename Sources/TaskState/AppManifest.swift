@@ -73,7 +73,7 @@ public struct ManifestCatalog: Sendable, Equatable {
         var catalog = ManifestCatalog()
         let names: [String]
         do {
-            names = try StateFiles.names(in: directory)
+            names = try StateFiles.names(in: directory, followingLinks: true)
         } catch {
             catalog.problems.append(ManifestProblem(file: directory, reason: error.description))
             return catalog

@@ -16,20 +16,39 @@ public struct EventLog: Sendable {
     }
 
     /// Appends whole lines with one `write`; returns the file's size before the append.
+    ///
+    /// Never blocks and never follows a link: a FIFO, directory or link in place of the log is
+    /// refused with its kind named (see ``problem()``; the scheduler sets such a log aside).
     @discardableResult
     public func append(_ lines: Data) throws(StateError) -> Int {
-        let fd = open(paths.events, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .system(operation: "cannot open", path: paths.events, errno: errno) }
+        let fd = try RegularFile.open(paths.events, O_WRONLY | O_APPEND | O_CREAT)
         defer { close(fd) }
         let before = Int(lseek(fd, 0, SEEK_END))
         try Self.writeAll(fd, lines, path: paths.events)
         return before
     }
 
+    /// Why `events.jsonl` cannot be appended to, or `nil` when it can (or does not exist yet).
+    ///
+    /// The scheduler asks before each commit with events: a log it cannot append to (a symbolic
+    /// link, a directory, a FIFO, a file it may not write) would otherwise stop every commit.
+    public func problem() -> String? {
+        guard StateFiles.exists(paths.events) else { return nil }
+        do {
+            close(try RegularFile.open(paths.events, O_WRONLY | O_APPEND))
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
     /// Cuts the log back to `size` bytes (journal replay uses this before appending again).
+    /// Through the descriptor of the regular file itself: a link in its place is never followed.
     public func truncate(to size: Int) throws(StateError) {
         guard let current = StateFiles.size(of: paths.events), current > size else { return }
-        guard Glibc.truncate(paths.events, off_t(size)) == 0 else {
+        let fd = try RegularFile.open(paths.events, O_WRONLY)
+        defer { close(fd) }
+        guard ftruncate(fd, off_t(size)) == 0 else {
             throw .system(operation: "cannot truncate", path: paths.events, errno: errno)
         }
     }

@@ -79,32 +79,7 @@ public enum JSONFormat {
         do {
             return try decoder().decode(type, from: data)
         } catch {
-            throw .malformed(describe(error))
-        }
-    }
-
-    /// A one-line reason for a decoding error.
-    public static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return keys.isEmpty ? "" : " at \(keys.joined(separator: "."))"
-        }
-        switch error {
-        case .dataCorrupted(let context):
-            if let underlying = context.underlyingError as NSError?, context.codingPath.isEmpty {
-                _ = underlying
-                return "not valid JSON"
-            }
-            return "\(context.debugDescription)\(path(context))"
-        case .keyNotFound(let key, let context):
-            return "missing key '\(key.stringValue)'\(path(context))"
-        case .typeMismatch(let type, let context):
-            return "expected \(type)\(path(context))"
-        case .valueNotFound(let type, let context):
-            return "missing \(type)\(path(context))"
-        @unknown default:
-            return "\(error)"
+            throw .malformed(DecodeFailure.describe(error, data: data))
         }
     }
 }

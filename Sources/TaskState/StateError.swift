@@ -10,6 +10,8 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsafeDirectory(String)
     /// A file is larger than any file this program writes.
     case tooLarge(path: String, bytes: Int)
+    /// A path that must be a regular file is something else (`kind`: "a FIFO", "a directory", ...).
+    case notRegularFile(path: String, kind: String)
 
     public var description: String {
         switch self {
@@ -23,6 +25,8 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
             return reason
         case .tooLarge(let path, let bytes):
             return "\(path) is \(bytes) bytes, larger than any state file"
+        case .notRegularFile(let path, let kind):
+            return "\(path) is \(kind), not a regular file"
         }
     }
 

@@ -18,20 +18,12 @@ public enum StateFiles {
     /// Reads a whole regular file, refusing oversized files and, unless `followingLinks` (config
     /// files, which people manage with symlinks), symbolic links.
     public static func read(_ path: String, maximumSize: Int = maximumFileSize, followingLinks: Bool = false) throws(StateError) -> Data {
-        // O_NONBLOCK: a FIFO put in place of a file must not hang the reader; fstat refuses it below.
-        let raw = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
-        guard raw >= 0 else {
-            if errno == ELOOP { throw .symbolicLink(path) }
-            throw .system(operation: "cannot open", path: path, errno: errno)
-        }
-        let fd = FileDescriptor(rawValue: raw)
+        // RegularFile.open never blocks (a FIFO in place of a file) and refuses non-regular files.
+        let fd = FileDescriptor(rawValue: try RegularFile.open(path, O_RDONLY, followingLinks: followingLinks))
         defer { try? fd.close() }
         var info = stat()
         guard fstat(fd.rawValue, &info) == 0 else {
             throw .system(operation: "cannot stat", path: path, errno: errno)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .malformed("\(path) is not a regular file")
         }
         if Int(info.st_size) > maximumSize { throw .tooLarge(path: path, bytes: Int(info.st_size)) }
         var data = Data(count: Int(info.st_size))
@@ -138,7 +130,7 @@ public enum StateFiles {
         guard lstat(path, &info) == 0 else { throw .system(operation: "cannot stat", path: path, errno: errno) }
         if info.st_mode & S_IFMT == S_IFLNK { throw .symbolicLink(path) }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw .unsafeDirectory("\(path) exists and is not a directory")
+            throw .unsafeDirectory("\(path) exists and is \(RegularFile.name(ofKind: info.st_mode)), not a directory")
         }
     }
 
@@ -158,10 +150,24 @@ public enum StateFiles {
 
     /// The names in a directory, without dot-files (temporary files start with a dot); empty when
     /// the directory does not exist.
-    public static func names(in path: String) throws(StateError) -> [String] {
-        guard let dir = opendir(path) else {
-            if errno == ENOENT { return [] }
-            throw .system(operation: "cannot list", path: path, errno: errno)
+    ///
+    /// Unless `followingLinks` (config folders), a symbolic link in place of the directory is
+    /// refused rather than listed: a per-app folder linked elsewhere must not bring files from
+    /// outside the state directory into it. Anything else that is not a directory is named.
+    public static func names(in path: String, followingLinks: Bool = false) throws(StateError) -> [String] {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
+        guard fd >= 0, let dir = fdopendir(fd) else {
+            let code = errno
+            if fd >= 0 { close(fd) }
+            if code == ENOENT { return [] }
+            // With O_DIRECTORY, Linux reports a link as ENOTDIR rather than ELOOP.
+            let kind = RegularFile.kind(at: path, followingLinks: followingLinks)
+            if code == ELOOP || kind == "a symbolic link", !followingLinks { throw .symbolicLink(path) }
+            if code == ENOTDIR, let kind {
+                throw .unsafeDirectory("\(path) is \(kind), not a directory")
+            }
+            if code == ENOTDIR { throw .unsafeDirectory("\(path) is a regular file, not a directory") }
+            throw .system(operation: "cannot list", path: path, errno: code)
         }
         defer { closedir(dir) }
         var names: [String] = []

@@ -41,9 +41,12 @@ public final class StateLock: Sendable {
     public static func acquire(_ paths: StatePaths) throws(Failure) -> StateLock {
         // Checked before opening: closing a second descriptor would drop the lock already held.
         if heldHere.withLock({ $0.contains(paths.lock) }) { throw .held(by: getpid(), path: paths.root) }
-        let fd = open(paths.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw .state(.system(operation: "cannot open", path: paths.lock, errno: errno))
+        // A FIFO, directory or link in place of the lock file is refused with its kind named.
+        let fd: Int32
+        do {
+            fd = try RegularFile.open(paths.lock, O_RDWR | O_CREAT)
+        } catch {
+            throw .state(error)
         }
 
         var request = flock()
@@ -68,8 +71,8 @@ public final class StateLock: Sendable {
     /// The pid of the process holding the lock, or `nil` when no scheduler is running.
     public static func holder(_ paths: StatePaths) -> Int32? {
         if heldHere.withLock({ $0.contains(paths.lock) }) { return getpid() }
-        let fd = open(paths.lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        // Never blocks: a FIFO in place of the lock must not hang `bgctl status`.
+        guard let fd = try? RegularFile.open(paths.lock, O_RDONLY) else { return nil }
         defer { close(fd) }
         var query = flock()
         query.l_type = Int16(F_WRLCK)

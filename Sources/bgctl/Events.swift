@@ -19,6 +19,10 @@ struct Events: ParsableCommand {
         let count = Int(try NumberArgument.whole(limit, option: "--limit", in: NumericBounds.eventLimit))
         let recent = EventLog(paths: paths).recent(limit: count)
         for event in recent.events { try emit(event) }
+        // A log that is not a regular file is skipped, never read (a FIFO would block); say so.
+        if let kind = RegularFile.kind(at: paths.events) {
+            printError("\(paths.events) is \(kind), not a regular file; its events are not shown")
+        }
         guard follow else { return }
         // A parent may hand us a blocked or ignored SIGINT/SIGTERM; following forever must still end on them.
         var mask = sigset_t()
@@ -53,7 +57,7 @@ struct Events: ParsableCommand {
         try StateFiles.ensureDirectory(paths.root)
         let watcher = try ChangeWatcher()
         try watcher.watch(paths.root, mask: UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_ONLYDIR))
-        var descriptor = open(paths.events, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        var descriptor = (try? RegularFile.open(paths.events, O_RDONLY)) ?? -1
         if descriptor >= 0 { lseek(descriptor, 0, SEEK_END) }
         var pending = Data()
         func drain() throws {
@@ -75,7 +79,7 @@ struct Events: ParsableCommand {
             try drain()
             let rotated = changes.contains { $0.name == "events.jsonl" && $0.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 }
             if rotated || descriptor < 0 {
-                let fresh = open(paths.events, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                let fresh = (try? RegularFile.open(paths.events, O_RDONLY)) ?? -1
                 if fresh >= 0 {
                     if descriptor >= 0 { close(descriptor) }
                     descriptor = fresh

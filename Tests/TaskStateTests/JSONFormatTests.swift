@@ -67,7 +67,7 @@ struct JSONFormatTests {
 
     @Test func badDatesAndBadJSONGiveShortReasons() {
         let badDate = Data(#"{"when": "yesterday", "zebra": 1, "alpha": "a"}"#.utf8)
-        #expect(throws: StateError.malformed("'yesterday' is not an ISO 8601 date at when")) {
+        #expect(throws: StateError.malformed("field 'when': 'yesterday' is not an ISO 8601 date")) {
             try JSONFormat.decode(Stamped.self, from: badDate)
         }
         do {
@@ -79,7 +79,7 @@ struct JSONFormatTests {
         #expect(throws: StateError.malformed("missing key 'alpha'")) {
             try JSONFormat.decode(Stamped.self, from: Data(#"{"when": "2026-11-22T10:00:00Z", "zebra": 1}"#.utf8))
         }
-        #expect(throws: StateError.malformed("expected Int at zebra")) {
+        #expect(throws: StateError.malformed("field 'zebra': expected an integer")) {
             try JSONFormat.decode(Stamped.self, from: Data(#"{"when": "2026-11-22T10:00:00Z", "zebra": "1", "alpha": "a"}"#.utf8))
         }
     }

@@ -66,7 +66,7 @@ struct StateFilesTests {
             #expect(try StateFiles.read("\(dir)/big", maximumSize: 100).count == 100)
 
             try FileManager.default.createDirectory(atPath: "\(dir)/folder", withIntermediateDirectories: false)
-            #expect(throws: StateError.malformed("\(dir)/folder is not a regular file")) { try StateFiles.read("\(dir)/folder") }
+            #expect(throws: StateError.notRegularFile(path: "\(dir)/folder", kind: "a directory")) { try StateFiles.read("\(dir)/folder") }
         }
     }
 
@@ -105,7 +105,7 @@ struct StateFilesTests {
             try FileManager.default.createSymbolicLink(atPath: "\(dir)/link", withDestinationPath: "\(dir)/requests")
             #expect(throws: StateError.symbolicLink("\(dir)/link")) { try StateFiles.ensureDirectory("\(dir)/link") }
             try writeText("", to: "\(dir)/file")
-            #expect(throws: StateError.unsafeDirectory("\(dir)/file exists and is not a directory")) {
+            #expect(throws: StateError.unsafeDirectory("\(dir)/file exists and is a regular file, not a directory")) {
                 try StateFiles.ensureDirectory("\(dir)/file")
             }
         }
