@@ -72,7 +72,7 @@ struct SchedulerBench: InterruptibleBench {
 
     func measure() throws {
         let scheduler = try SchedulerBinary.locate()
-        let parent = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let parent = Workspace.parent(directory)
         let workspace = try Workspace(parent: parent)
         Interruption.register(root: keep ? nil : workspace.root)
         defer {

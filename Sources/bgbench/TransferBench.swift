@@ -47,19 +47,14 @@ struct TransferBench: InterruptibleBench {
     func measure() throws {
         let scheduler = try SchedulerBinary.locate()
         let control = SiblingBinary.locate("bgctl")
-        let parent = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let parent = Workspace.parent(directory)
         let workspace = try Workspace(parent: parent)
         Interruption.register(root: keep ? nil : workspace.root)
         defer {
             if keep { Console.line("kept \(workspace.root)") } else { workspace.remove() }
         }
-        let server: LoopbackServer
-        do {
-            server = try blockingAwait { try await LoopbackServer.start() }
-        } catch {
-            throw BenchError("cannot start the loopback server: \(error)")
-        }
-        defer { try? blockingAwait { await server.shutdown() } }
+        let server = try LoopbackServer.startForBenchmark()
+        defer { server.stopForBenchmark() }
         let url = server.url("/generated/\(bytes)?seed=\(seed)")
         let curlVersion = Subprocess.output("curl", ["--version"], scratch: workspace.root)?
             .split(separator: "\n").first.map(String.init)

@@ -78,19 +78,14 @@ struct TransferFaultsBench: InterruptibleBench {
         guard let control = SiblingBinary.locate("bgctl") else {
             throw BenchError("bgctl is not beside bgbench; build it there (swift build --product bgctl)")
         }
-        let parent = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let parent = Workspace.parent(directory)
         let workspace = try Workspace(parent: parent)
         Interruption.register(root: keep ? nil : workspace.root)
         defer {
             if keep { Console.line("kept \(workspace.root)") } else { workspace.remove() }
         }
-        let server: LoopbackServer
-        do {
-            server = try blockingAwait { try await LoopbackServer.start() }
-        } catch {
-            throw BenchError("cannot start the loopback server: \(error)")
-        }
-        defer { try? blockingAwait { await server.shutdown() } }
+        let server = try LoopbackServer.startForBenchmark()
+        defer { server.stopForBenchmark() }
 
         let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
         var generator = SplitMix64(seed: seed)

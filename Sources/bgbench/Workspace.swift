@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,6 +9,11 @@ import Glibc
 /// SQLite are measured on the same file system. Removed at the end unless asked to keep it.
 final class Workspace {
     let root: String
+
+    /// Where a benchmark's folder goes when `--directory` is not given: `$TMPDIR`, else `/tmp`.
+    static func parent(_ directory: String?) -> String {
+        directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
 
     /// Creates `<parent>/bgbench-XXXXXX`.
     init(parent: String) throws {
@@ -86,5 +92,21 @@ func waitUntil(_ what: String, timeout: TimeInterval, interval: TimeInterval = 0
         if try condition() { return }
         if Date() >= deadline { throw BenchError("timed out after \(Int(timeout)) s waiting for \(what)") }
         usleep(useconds_t(interval * 1_000_000))
+    }
+}
+
+extension LoopbackServer {
+    /// Starts the loopback server a benchmark serves its downloads from.
+    static func startForBenchmark() throws -> LoopbackServer {
+        do {
+            return try blockingAwait { try await LoopbackServer.start() }
+        } catch {
+            throw BenchError("cannot start the loopback server: \(error)")
+        }
+    }
+
+    /// Stops it and its thread.
+    func stopForBenchmark() {
+        try? blockingAwait { await self.shutdown() }
     }
 }
