@@ -73,6 +73,11 @@ import Glibc
                               "--kind", "refresh").status == 0)
         try env.waitUntil("a new process to take the task") { env.fixtureEvents("started").count == 3 }
         let third = try #require(env.fixtureEvents("started").last)
+        // The scheduler started it and a serving app never exits by itself: the test ends it.
+        defer {
+            kill(third.pid, SIGKILL)
+            try? env.waitUntil("the scheduler's serving app to end") { !processIsAlive(third.pid) }
+        }
         #expect(third.pid != app)
         #expect(env.events(.launched).last?.message.contains("launched pid \(third.pid)") == true)
     }
