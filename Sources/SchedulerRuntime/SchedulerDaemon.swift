@@ -35,22 +35,22 @@ public final class SchedulerDaemon {
     let logger: Logger
     let probe: ConditionsProbe
     private let lock: StateLock
-    private let wait: KernelWait
+    let wait: KernelWait
     private let committer: GroupCommit
     /// Names what is in hand, so a command that crashes the scheduler is set aside at the next start.
-    private let poisonGuard: PoisonGuard
+    let poisonGuard: PoisonGuard
     /// Inbox files of a turn whose commit crashed: each is applied again in a turn of its own.
-    private var suspects: Set<String> = []
-    private let launcher: ProcessLauncher
+    var suspects: Set<String> = []
+    let launcher: ProcessLauncher
     private var transferRunner: TransferRunner!
     /// Transfer attempts to start, pause or cancel once the turn's state is committed.
     private var transferActions: [TransferAction] = []
-    private var state: SchedulerState
+    var state: SchedulerState
     private let startedAt: Date
-    private var outcomeExpiry: [(Date, String)] = []
-    private var pendingOutcomes: [CommandOutcome] = []
+    var outcomeExpiry: [(Date, String)] = []
+    var pendingOutcomes: [CommandOutcome] = []
     private var consumedCommands: [String] = []
-    private var children: Set<Int32> = []
+    var children: Set<Int32> = []
     /// Signals and kills decided this turn, carried out after the commit.
     private var processActions: [ProcessAction] = []
     private var lastProbe: Date
@@ -151,44 +151,6 @@ public final class SchedulerDaemon {
         poisonGuard.clear()
         // A scheduler on a thread of another program does not own the fatal signals.
         if signals.contains(SIGTERM) { poisonGuard.noteCrashes() }
-    }
-
-    /// Acts on what the previous scheduler had in hand when it died (see ``PoisonGuard``).
-    private func takeLeftover(_ leftover: PoisonGuard.Leftover, now: Date) {
-        guard let signal = leftover.signal else {
-            // Killed, not crashed: nothing to blame the commands for; they are applied as usual.
-            return
-        }
-        if leftover.phase == .applying || leftover.commands.count == 1 {
-            for name in leftover.commands { setAside(name, signal: signal, now: now) }
-            return
-        }
-        suspects = Set(leftover.commands)
-        logger.warning("bgtaskd crashed (signal \(signal)) committing a turn of \(leftover.commands.count) commands; each is applied again as a suspect in a turn of its own")
-    }
-
-    /// Quarantines an inbox file the previous scheduler crashed on, and answers it.
-    private func setAside(_ name: String, signal: Int32, now: Date) {
-        let path = Inbox(paths: paths).path(of: name)
-        let stem = name.hasSuffix(".json") ? String(name.dropLast(".json".count)) : name
-        guard !name.contains("/"), StateFiles.exists(path), !StateFiles.exists(paths.outcome(stem)) else { return }
-        let reason = "bgtaskd crashed (signal \(signal)) while applying this command; set aside so that it cannot crash it again"
-        state.record(quarantine(path, reason: reason, now: now, type: .commandRejected))
-        if Command.isValidID(stem) {
-            queueOutcome(CommandOutcome(command: stem, type: nil, appliedAt: now,
-                                        error: .init(name: "invalidCommand", message: reason)), now: now)
-        }
-    }
-
-    /// A writer that died between creating `inbox/tmp/<id>` and renaming it never acknowledged
-    /// the command; after an hour the half-written file is removed.
-    private func removeAbandonedInboxFiles(now: Date) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: paths.inboxTemporary)) ?? [] {
-            let path = "\(paths.inboxTemporary)/\(name)"
-            var info = stat()
-            guard lstat(path, &info) == 0, now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec) > 3600 else { continue }
-            try? StateFiles.remove(path)
-        }
     }
 
     /// Runs until SIGTERM or SIGINT. Returns the exit status.
@@ -407,85 +369,6 @@ public final class SchedulerDaemon {
         }
     }
 
-    // MARK: - Processes
-
-    private func launch(_ plan: LaunchPlan, now: Date) -> Result<Int32, SchedulerError> {
-        var plan = plan
-        if let target = plan.handOver {
-            if ProcessLauncher.isAlive(pid: target.pid, startTicks: target.processStartTicks) {
-                state.recordLaunch(plan, pid: target.pid, processGroup: target.processGroup,
-                                   processStartTicks: target.processStartTicks, now: now)
-                logger.info("handed \(plan.requests.map(\.identifier.rawValue)) to running \(plan.app) pid \(target.pid)")
-                return .success(target.pid)
-            }
-            // Its exit is not reaped yet: start a process as if none were attached.
-            state.releaseAttachment(of: plan.app, pid: target.pid, reason: "gone", now: now)
-            plan.handOver = nil
-        }
-        switch launcher.launch(plan) {
-        case .success(let launched):
-            children.insert(launched.pid)
-            state.recordLaunch(plan, pid: launched.pid, processGroup: launched.pid, processStartTicks: launched.startTicks, now: now)
-            logger.info("launched \(plan.app) pid \(launched.pid) for \(plan.requests.map(\.identifier.rawValue))")
-            return .success(launched.pid)
-        case .failure(let error):
-            state.recordLaunchFailure(plan, reason: error.message, now: now)
-            logger.error("\(error)")
-            return .failure(error)
-        }
-    }
-
-    /// Learns who an attached process is and watches for its end; one that is already gone is
-    /// released at once.
-    private func noteAttachment(of app: Identifier, pid: Int32, issuedAt: Date, now: Date) {
-        guard let startTicks = ProcessLauncher.startTicks(of: pid),
-              ProcessLauncher.isAlive(pid: pid, startTicks: startTicks) else {
-            state.releaseAttachment(of: app, pid: pid, reason: "not running", now: now)
-            return
-        }
-        // A command applied late (the scheduler was down) may name a pid that is now another
-        // process: one that started after the command was written is not the one that wrote it.
-        if let started = ProcessLauncher.startDate(ticks: startTicks), started > issuedAt.addingTimeInterval(1.5) {
-            state.releaseAttachment(of: app, pid: pid, reason: "pid reused", now: now)
-            return
-        }
-        state.recordAttachmentIdentity(of: app, pid: pid, startTicks: startTicks,
-                                       processGroup: getpgid(pid) == pid ? pid : nil)
-        if !children.contains(pid) { wait.watchExit(of: pid) }
-    }
-
-    private func execute(_ actions: [ProcessAction]) {
-        for action in actions {
-            switch action {
-            case .notifyExpiration(let pid, let signal, _):
-                _ = ProcessLauncher.send(SignalName.number(of: signal) ?? SIGUSR1, toProcess: pid, group: nil)
-            case .kill(let pid, let group, _):
-                _ = ProcessLauncher.send(SIGKILL, toProcess: pid, group: group)
-                if group == nil { _ = ProcessLauncher.send(SIGKILL, toProcess: pid, group: nil) }
-            }
-        }
-    }
-
-    /// Reaps every child that has ended; the policy hears of them after the inbox is applied.
-    private func reapChildren() -> [(pid: Int32, status: String, signal: Int32?)] {
-        var exits: [(pid: Int32, status: String, signal: Int32?)] = []
-        var status: Int32 = 0
-        while true {
-            let pid = waitpid(-1, &status, WNOHANG)
-            if pid <= 0 { break }
-            children.remove(pid)
-            let signal = status & 0x7f
-            exits.append((pid: pid, status: Self.describe(status: status), signal: signal == 0 ? nil : signal))
-        }
-        return exits
-    }
-
-    static func describe(status: Int32) -> String {
-        let signal = status & 0x7f
-        if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
-        return "was killed by signal \(signal)"
-    }
-
     // MARK: - Manifests, conditions, quarantine, outcomes
 
     private func reloadManifests(now: Date) {
@@ -499,7 +382,7 @@ public final class SchedulerDaemon {
                                      loadAverage: reading.loadAverage, now: now)
     }
 
-    private func quarantine(_ path: String, reason: String, now: Date, type: Event.Kind = .quarantined) -> Event {
+    func quarantine(_ path: String, reason: String, now: Date, type: Event.Kind = .quarantined) -> Event {
         // The reason names the file (relative to the state directory) as well as what was wrong.
         let line = Quarantine(paths: paths).line(for: path, reason: reason)
         do {
@@ -511,20 +394,9 @@ public final class SchedulerDaemon {
         }
     }
 
-    private func queueOutcome(_ outcome: CommandOutcome, now: Date) {
+    func queueOutcome(_ outcome: CommandOutcome, now: Date) {
         pendingOutcomes.append(outcome)
         outcomeExpiry.append((now.addingTimeInterval(settings.outcomeRetentionSeconds), outcome.command))
     }
 
-    private func loadOutcomeExpiry(now: Date) {
-        let names = (try? StateFiles.names(in: paths.outcomes)) ?? []
-        for name in names where name.hasSuffix(".json") {
-            var info = stat()
-            let path = "\(paths.outcomes)/\(name)"
-            guard lstat(path, &info) == 0 else { continue }
-            let written = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
-            outcomeExpiry.append((written.addingTimeInterval(settings.outcomeRetentionSeconds), String(name.dropLast(5))))
-        }
-        outcomeExpiry.sort { $0.0 < $1.0 }
-    }
 }

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import SchedulerCore
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The scheduler's side of app processes: starting or handing over a launch, learning who an
+/// attached process is, carrying out signals and kills, and reaping exits.
+extension SchedulerDaemon {
+    func launch(_ plan: LaunchPlan, now: Date) -> Result<Int32, SchedulerError> {
+        var plan = plan
+        if let target = plan.handOver {
+            if ProcessLauncher.isAlive(pid: target.pid, startTicks: target.processStartTicks) {
+                state.recordLaunch(plan, pid: target.pid, processGroup: target.processGroup,
+                                   processStartTicks: target.processStartTicks, now: now)
+                logger.info("handed \(plan.requests.map(\.identifier.rawValue)) to running \(plan.app) pid \(target.pid)")
+                return .success(target.pid)
+            }
+            // Its exit is not reaped yet: start a process as if none were attached.
+            state.releaseAttachment(of: plan.app, pid: target.pid, reason: "gone", now: now)
+            plan.handOver = nil
+        }
+        switch launcher.launch(plan) {
+        case .success(let launched):
+            children.insert(launched.pid)
+            state.recordLaunch(plan, pid: launched.pid, processGroup: launched.pid, processStartTicks: launched.startTicks, now: now)
+            logger.info("launched \(plan.app) pid \(launched.pid) for \(plan.requests.map(\.identifier.rawValue))")
+            return .success(launched.pid)
+        case .failure(let error):
+            state.recordLaunchFailure(plan, reason: error.message, now: now)
+            logger.error("\(error)")
+            return .failure(error)
+        }
+    }
+
+    /// Learns who an attached process is and watches for its end; one that is already gone is
+    /// released at once.
+    func noteAttachment(of app: Identifier, pid: Int32, issuedAt: Date, now: Date) {
+        guard let startTicks = ProcessLauncher.startTicks(of: pid),
+              ProcessLauncher.isAlive(pid: pid, startTicks: startTicks) else {
+            state.releaseAttachment(of: app, pid: pid, reason: "not running", now: now)
+            return
+        }
+        // A command applied late (the scheduler was down) may name a pid that is now another
+        // process: one that started after the command was written is not the one that wrote it.
+        if let started = ProcessLauncher.startDate(ticks: startTicks), started > issuedAt.addingTimeInterval(1.5) {
+            state.releaseAttachment(of: app, pid: pid, reason: "pid reused", now: now)
+            return
+        }
+        state.recordAttachmentIdentity(of: app, pid: pid, startTicks: startTicks,
+                                       processGroup: getpgid(pid) == pid ? pid : nil)
+        if !children.contains(pid) { self.wait.watchExit(of: pid) }
+    }
+
+    func execute(_ actions: [ProcessAction]) {
+        for action in actions {
+            switch action {
+            case .notifyExpiration(let pid, let signal, _):
+                _ = ProcessLauncher.send(SignalName.number(of: signal) ?? SIGUSR1, toProcess: pid, group: nil)
+            case .kill(let pid, let group, _):
+                _ = ProcessLauncher.send(SIGKILL, toProcess: pid, group: group)
+                if group == nil { _ = ProcessLauncher.send(SIGKILL, toProcess: pid, group: nil) }
+            }
+        }
+    }
+
+    /// Reaps every child that has ended; the policy hears of them after the inbox is applied.
+    func reapChildren() -> [(pid: Int32, status: String, signal: Int32?)] {
+        var exits: [(pid: Int32, status: String, signal: Int32?)] = []
+        var status: Int32 = 0
+        while true {
+            let pid = waitpid(-1, &status, WNOHANG)
+            if pid <= 0 { break }
+            children.remove(pid)
+            let signal = status & 0x7f
+            exits.append((pid: pid, status: Self.describe(status: status), signal: signal == 0 ? nil : signal))
+        }
+        return exits
+    }
+
+    static func describe(status: Int32) -> String {
+        let signal = status & 0x7f
+        if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
+        return "was killed by signal \(signal)"
+    }
+}

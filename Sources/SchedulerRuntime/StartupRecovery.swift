@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import SchedulerCore
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a scheduler does at start-up about what the previous one left: the commands it had in
+/// hand when it crashed (``PoisonGuard``), half-written inbox files, and the outcomes still to
+/// expire.
+extension SchedulerDaemon {
+    /// Acts on what the previous scheduler had in hand when it died (see ``PoisonGuard``).
+    func takeLeftover(_ leftover: PoisonGuard.Leftover, now: Date) {
+        guard let signal = leftover.signal else {
+            // Killed, not crashed: nothing to blame the commands for; they are applied as usual.
+            return
+        }
+        if leftover.phase == .applying || leftover.commands.count == 1 {
+            for name in leftover.commands { setAside(name, signal: signal, now: now) }
+            return
+        }
+        suspects = Set(leftover.commands)
+        logger.warning("bgtaskd crashed (signal \(signal)) committing a turn of \(leftover.commands.count) commands; each is applied again as a suspect in a turn of its own")
+    }
+
+    /// Quarantines an inbox file the previous scheduler crashed on, and answers it.
+    func setAside(_ name: String, signal: Int32, now: Date) {
+        let path = Inbox(paths: paths).path(of: name)
+        let stem = name.hasSuffix(".json") ? String(name.dropLast(".json".count)) : name
+        guard !name.contains("/"), StateFiles.exists(path), !StateFiles.exists(paths.outcome(stem)) else { return }
+        let reason = "bgtaskd crashed (signal \(signal)) while applying this command; set aside so that it cannot crash it again"
+        state.record(quarantine(path, reason: reason, now: now, type: .commandRejected))
+        if Command.isValidID(stem) {
+            queueOutcome(CommandOutcome(command: stem, type: nil, appliedAt: now,
+                                        error: .init(name: "invalidCommand", message: reason)), now: now)
+        }
+    }
+
+    /// A writer that died between creating `inbox/tmp/<id>` and renaming it never acknowledged
+    /// the command; after an hour the half-written file is removed.
+    func removeAbandonedInboxFiles(now: Date) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: paths.inboxTemporary)) ?? [] {
+            let path = "\(paths.inboxTemporary)/\(name)"
+            var info = stat()
+            guard lstat(path, &info) == 0, now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec) > 3600 else { continue }
+            try? StateFiles.remove(path)
+        }
+    }
+
+    func loadOutcomeExpiry(now: Date) {
+        let names = (try? StateFiles.names(in: paths.outcomes)) ?? []
+        for name in names where name.hasSuffix(".json") {
+            var info = stat()
+            let path = "\(paths.outcomes)/\(name)"
+            guard lstat(path, &info) == 0 else { continue }
+            let written = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+            outcomeExpiry.append((written.addingTimeInterval(settings.outcomeRetentionSeconds), String(name.dropLast(5))))
+        }
+        outcomeExpiry.sort { $0.0 < $1.0 }
+    }
+}
