@@ -105,13 +105,14 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     /// The settings file's path in a config directory.
     public static func path(inConfig directory: String) -> String { "\(directory)/settings.json" }
 
-    /// Reads `<config>/settings.json`; a missing file gives the defaults.
+    /// Reads `<config>/settings.json`; a missing file gives the defaults. A file others could
+    /// have written (``ConfigTrust``) is a bad settings file.
     public static func load(configDirectory: String) throws(SettingsError) -> SchedulerSettings {
         let path = path(inConfig: configDirectory)
         guard StateFiles.exists(path) else { return SchedulerSettings() }
         let settings: SchedulerSettings
         do {
-            let data = try StateFiles.read(path, maximumSize: 1 << 20, followingLinks: true)
+            let data = try StateFiles.read(path, maximumSize: 1 << 20, followingLinks: true, vetting: ConfigTrust.vetFile(path))
             if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
                 let known = Set(CodingKeys.allCases.map(\.rawValue))
                 if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {

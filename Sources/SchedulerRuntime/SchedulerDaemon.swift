@@ -17,10 +17,13 @@ public final class SchedulerDaemon {
         case state(String)
         case settings(SettingsError)
         case lock(StateLock.Failure)
+        /// The config directory or its `apps/` could have been changed by someone else.
+        case config(StateError)
 
         public var description: String {
             switch self {
             case .state(let message): return message
+            case .config(let error): return error.description
             case .settings(let error): return "bad settings file \(error)"
             case .lock(let failure): return failure.description
             }
@@ -71,6 +74,13 @@ public final class SchedulerDaemon {
         self.probe = probe
         startedAt = now
         lastProbe = now
+        do {
+            // StrictModes: refuse what others could have written before reading any of it.
+            try ConfigTrust.checkDirectory(configDirectory, named: "config directory")
+            try ConfigTrust.checkDirectory("\(configDirectory)/apps", named: "apps directory")
+        } catch {
+            throw .config(error)
+        }
         do {
             settings = try SchedulerSettings.load(configDirectory: configDirectory)
         } catch {

@@ -69,10 +69,13 @@ public struct ManifestCatalog: Sendable, Equatable {
     }
 
     /// Reads every `*.json` in `directory`; a bad file becomes a ``ManifestProblem``, never an error.
+    /// A `directory` others could write to (``ConfigTrust``) gives one problem and no manifests:
+    /// any of them could have been put there by someone else.
     public static func load(from directory: String) -> ManifestCatalog {
         var catalog = ManifestCatalog()
         let names: [String]
         do {
+            try ConfigTrust.checkDirectory(directory, named: "apps directory")
             names = try StateFiles.names(in: directory, followingLinks: true)
         } catch {
             catalog.problems.append(ManifestProblem(file: directory, reason: error.description))
@@ -95,7 +98,8 @@ public struct ManifestCatalog: Sendable, Equatable {
         }
         let manifest: AppManifest
         do {
-            manifest = try JSONFormat.decode(AppManifest.self, from: try StateFiles.read(path, maximumSize: 1 << 20, followingLinks: true))
+            let data = try StateFiles.read(path, maximumSize: 1 << 20, followingLinks: true, vetting: ConfigTrust.vetFile(path))
+            manifest = try JSONFormat.decode(AppManifest.self, from: data)
         } catch {
             return problem(error.description)
         }
@@ -103,11 +107,8 @@ public struct ManifestCatalog: Sendable, Equatable {
         guard stem == manifest.id.rawValue else {
             return problem("file is named '\(name)' but its id is '\(manifest.id)'; name it '\(manifest.id).json'")
         }
-        guard manifest.executable.hasPrefix("/") else {
-            return problem("executable '\(manifest.executable)' is not an absolute path")
-        }
-        guard access(manifest.executable, X_OK) == 0 else {
-            return problem("executable '\(manifest.executable)' is missing or not executable")
+        if let reason = ExecutableCheck.problem(manifest.executable) {
+            return problem(reason)
         }
         guard SignalName.number(of: manifest.expirationSignal) != nil else {
             return problem("expirationSignal '\(manifest.expirationSignal)' is not a signal name")

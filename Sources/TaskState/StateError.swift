@@ -12,6 +12,9 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooLarge(path: String, bytes: Int)
     /// A path that must be a regular file is something else (`kind`: "a FIFO", "a directory", ...).
     case notRegularFile(path: String, kind: String)
+    /// A config file or directory (or a manifest's program) that others could have changed
+    /// (``ConfigTrust``): the message names it, what is wrong and the fix.
+    case untrusted(String)
 
     public var description: String {
         switch self {
@@ -27,6 +30,8 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path) is \(bytes) bytes, larger than any state file"
         case .notRegularFile(let path, let kind):
             return "\(path) is \(kind), not a regular file"
+        case .untrusted(let reason):
+            return reason
         }
     }
 

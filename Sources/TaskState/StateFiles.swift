@@ -16,8 +16,10 @@ public enum StateFiles {
     public static let maximumFileSize = 16 << 20
 
     /// Reads a whole regular file, refusing oversized files and, unless `followingLinks` (config
-    /// files, which people manage with symlinks), symbolic links.
-    public static func read(_ path: String, maximumSize: Int = maximumFileSize, followingLinks: Bool = false) throws(StateError) -> Data {
+    /// files, which people manage with symlinks), symbolic links. `vetting` may refuse the opened
+    /// file by its `fstat` (config files must be the user's own: ``ConfigTrust``).
+    public static func read(_ path: String, maximumSize: Int = maximumFileSize, followingLinks: Bool = false,
+                            vetting: ((stat) throws(StateError) -> Void)? = nil) throws(StateError) -> Data {
         // RegularFile.open never blocks (a FIFO in place of a file) and refuses non-regular files.
         let fd = FileDescriptor(rawValue: try RegularFile.open(path, O_RDONLY, followingLinks: followingLinks))
         defer { try? fd.close() }
@@ -25,6 +27,8 @@ public enum StateFiles {
         guard fstat(fd.rawValue, &info) == 0 else {
             throw .system(operation: "cannot stat", path: path, errno: errno)
         }
+        // On the descriptor: what is checked is what is read, even behind a link.
+        try vetting?(info)
         if Int(info.st_size) > maximumSize { throw .tooLarge(path: path, bytes: Int(info.st_size)) }
         var data = Data(count: Int(info.st_size))
         var total = 0

@@ -101,6 +101,7 @@ enum DemoApps {
     /// the weather URL) Stormy takes the weather app's place, checking every six seconds.
     static func write(root: String, configDirectory: String, stormy: (executable: String, weatherURL: String)?) throws {
         try settings.write(toFile: "\(configDirectory)/settings.json", atomically: true, encoding: .utf8)
+        chmod("\(configDirectory)/settings.json", 0o644)
         let libraryPath = "\(root)/demo-lib.sh"
         try library.write(toFile: libraryPath, atomically: true, encoding: .utf8)
         if let stormy {
@@ -111,7 +112,7 @@ enum DemoApps {
                 "permittedIdentifiers": [stormyRefresh], "backgroundModes": ["fetch"],
             ]
             let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
-            try data.write(to: URL(fileURLWithPath: "\(configDirectory)/apps/\(stormyID).json"))
+            try writeManifest(data, to: "\(configDirectory)/apps/\(stormyID).json")
         }
         for app in apps where stormy == nil || app.id != "com.example.weather" {
             let scriptPath = "\(root)/\(app.id).sh"
@@ -121,8 +122,14 @@ enum DemoApps {
                 "id": app.id, "executable": scriptPath, "permittedIdentifiers": app.identifiers, "backgroundModes": app.modes,
             ]
             let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
-            try data.write(to: URL(fileURLWithPath: "\(configDirectory)/apps/\(app.id).json"))
+            try writeManifest(data, to: "\(configDirectory)/apps/\(app.id).json")
         }
+    }
+
+    /// Writes a manifest 0644 whatever the umask: the scheduler refuses one others could write.
+    private static func writeManifest(_ data: Data, to path: String) throws {
+        try data.write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o644)
     }
 
     /// The requests the demo starts with.

@@ -26,7 +26,11 @@ final class DemoEnvironment {
     static func start() throws -> DemoEnvironment {
         let root = FileManager.default.temporaryDirectory.path + "/bgtop-demo-\(getpid())-\(UUID().uuidString.prefix(6))"
         let state = root + "/state", config = root + "/config"
-        try FileManager.default.createDirectory(atPath: config + "/apps", withIntermediateDirectories: true)
+        // 0700 whatever the umask: the scheduler refuses a config others could write (StrictModes).
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for directory in [config, config + "/apps"] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        }
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let transfers: DemoTransfers
         do {
