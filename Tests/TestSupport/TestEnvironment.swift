@@ -16,7 +16,10 @@ public final class TestEnvironment: @unchecked Sendable {
         root = FileManager.default.temporaryDirectory.path + "/bgtop-e2e-\(safe.prefix(40))-\(UUID().uuidString.prefix(8))"
         state = root + "/state"
         config = root + "/config"
-        try FileManager.default.createDirectory(atPath: config + "/apps", withIntermediateDirectories: true)
+        // Modes set outright, not left to the umask: bgtaskd refuses a config that others may write.
+        try FileManager.default.createDirectory(atPath: config + "/apps", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        chmod(config, 0o755)
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
     }
@@ -69,6 +72,7 @@ public final class TestEnvironment: @unchecked Sendable {
     public func writeJSON(_ object: Any, to path: String) throws {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         try data.write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o644)
     }
 
     /// The lines an app script appended to its `$OUT` file.
