@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -132,6 +133,16 @@ int bg_syncfs(int fd) {
 
 int bg_pidfd_open(pid_t pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int bg_pidfd_send_signal(int pidfd, int signal) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
+}
+
+int bg_pidfd_is_running(int pidfd) {
+    struct pollfd entry = { .fd = pidfd, .events = POLLIN, .revents = 0 };
+    int ready = poll(&entry, 1, 0);
+    return ready == 0;
 }
 
 int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],

@@ -81,7 +81,8 @@ extension SchedulerState {
     }
 
     /// Records the refusal of `command`: a `refused` event, and the outcome that carries the error.
-    private mutating func refuse(_ command: Command, _ error: SchedulerError, now: Date) -> CommandResult {
+    /// Public for refusals only the runtime can decide (``SchedulerError/notAppProcess(_:)``).
+    public mutating func refuse(_ command: Command, _ error: SchedulerError, now: Date) -> CommandResult {
         record(Event(time: now, type: .refused, app: command.action.app, identifier: command.action.identifier,
                      command: command.id, reason: error.name, message: error.description))
         return CommandResult(

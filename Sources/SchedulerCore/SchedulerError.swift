@@ -25,6 +25,10 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidCommand(String)
     /// The app's process could not be started.
     case launchFailed(String)
+    /// `attach` or `begin-finishing` named a pid the scheduler will not signal: itself, pid 1, a
+    /// process of another uid, or one neither launched by the scheduler nor running the app's
+    /// executable. The runtime decides this (it needs the kernel) and hands the core the reason.
+    case notAppProcess(String)
 
     /// The error's name, as in `bgctl` messages and command outcomes.
     public var name: String {
@@ -40,6 +44,7 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
         case .ambiguous: return "ambiguous"
         case .invalidCommand: return "invalidCommand"
         case .launchFailed: return "launchFailed"
+        case .notAppProcess: return "notAppProcess"
         }
     }
 
@@ -47,7 +52,8 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
         switch self {
         case .notPermitted(let text), .tooManyPendingTaskRequests(let text), .unavailable(let text),
              .unknownApp(let text), .noSuchRequest(let text), .noSuchTask(let text), .alreadyRunning(let text),
-             .alreadyExpiring(let text), .ambiguous(let text), .invalidCommand(let text), .launchFailed(let text):
+             .alreadyExpiring(let text), .ambiguous(let text), .invalidCommand(let text), .launchFailed(let text),
+             .notAppProcess(let text):
             return text
         }
     }

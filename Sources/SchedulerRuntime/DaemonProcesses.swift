@@ -12,7 +12,8 @@ extension SchedulerDaemon {
     func launch(_ plan: LaunchPlan, now: Date) -> Result<Int32, SchedulerError> {
         var plan = plan
         if let target = plan.handOver {
-            if ProcessLauncher.isAlive(pid: target.pid, startTicks: target.processStartTicks) {
+            // Only to a process the scheduler holds (vetted at attach, or adopted with its start time).
+            if handles.holds(target.pid), ProcessLauncher.isAlive(pid: target.pid, startTicks: target.processStartTicks) {
                 state.recordLaunch(plan, pid: target.pid, processGroup: target.processGroup,
                                    processStartTicks: target.processStartTicks, now: now)
                 logger.info("handed \(plan.requests.map(\.identifier.rawValue)) to running \(plan.app) pid \(target.pid)")
@@ -25,6 +26,7 @@ extension SchedulerDaemon {
         switch launcher.launch(plan) {
         case .success(let launched):
             children.insert(launched.pid)
+            handles.holdChild(launched.pid)
             state.recordLaunch(plan, pid: launched.pid, processGroup: launched.pid, processStartTicks: launched.startTicks, now: now)
             logger.info("launched \(plan.app) pid \(launched.pid) for \(plan.requests.map(\.identifier.rawValue))")
             return .success(launched.pid)
@@ -35,34 +37,55 @@ extension SchedulerDaemon {
         }
     }
 
-    /// Learns who an attached process is and watches for its end; one that is already gone is
-    /// released at once.
-    func noteAttachment(of app: Identifier, pid: Int32, issuedAt: Date, now: Date) {
-        guard let startTicks = ProcessLauncher.startTicks(of: pid),
-              ProcessLauncher.isAlive(pid: pid, startTicks: startTicks) else {
+    /// Learns who an attached (and vetted) process is, holds it and watches for its end; one that
+    /// is already gone is released at once.
+    func noteAttachment(of app: Identifier, process: VettedProcess, issuedAt: Date, now: Date) {
+        let pid = process.pid
+        guard let startTicks = process.startTicks, ProcessLauncher.isAlive(pid: pid, startTicks: startTicks) else {
+            close(process.pidfd)
             state.releaseAttachment(of: app, pid: pid, reason: "not running", now: now)
             return
         }
         // A command applied late (the scheduler was down) may name a pid that is now another
         // process: one that started after the command was written is not the one that wrote it.
         if let started = ProcessLauncher.startDate(ticks: startTicks), started > issuedAt.addingTimeInterval(1.5) {
+            close(process.pidfd)
             state.releaseAttachment(of: app, pid: pid, reason: "pid reused", now: now)
             return
         }
+        handles.hold(process)
         state.recordAttachmentIdentity(of: app, pid: pid, startTicks: startTicks,
                                        processGroup: getpgid(pid) == pid ? pid : nil)
         if !children.contains(pid) { self.wait.watchExit(of: pid) }
     }
 
+    /// Carries out the policy's signals and kills, through the pidfds of ``handles`` only: a pid
+    /// the scheduler did not launch or vet is never signalled.
     func execute(_ actions: [ProcessAction]) {
         for action in actions {
             switch action {
             case .notifyExpiration(let pid, let signal, _):
-                _ = ProcessLauncher.send(SignalName.number(of: signal) ?? SIGUSR1, toProcess: pid, group: nil)
+                guard handles.holds(pid) else {
+                    logger.warning("not signalling pid \(pid): not a process the scheduler launched or vetted")
+                    continue
+                }
+                handles.signal(pid, SignalName.number(of: signal) ?? SIGUSR1)
             case .kill(let pid, let group, _):
-                _ = ProcessLauncher.send(SIGKILL, toProcess: pid, group: group)
-                if group == nil { _ = ProcessLauncher.send(SIGKILL, toProcess: pid, group: nil) }
+                guard handles.holds(pid) else {
+                    logger.warning("not killing pid \(pid): not a process the scheduler launched or vetted")
+                    continue
+                }
+                handles.kill(pid, group: group, isUnreapedChild: children.contains(pid))
             }
+        }
+    }
+
+    /// After a restart: takes handles on the adopted tasks' and attachments' processes, each only
+    /// while it is still the process recorded (same start time).
+    func holdAdoptedProcesses() {
+        for task in state.tasks.values { handles.holdAdopted(task.pid, startTicks: task.processStartTicks) }
+        for app in state.apps.values {
+            if let attached = app.attachedProcess { handles.holdAdopted(attached.pid, startTicks: attached.processStartTicks) }
         }
     }
 

@@ -6,7 +6,8 @@ import TaskState
 import Glibc
 #endif
 
-/// Starts app processes per the launch contract and sends them signals.
+/// Starts app processes per the launch contract and reads who a process is from `/proc`.
+/// Signals go out through ``ProcessHandles`` only.
 struct ProcessLauncher {
     let paths: StatePaths
     let configDirectory: String
@@ -87,15 +88,6 @@ struct ProcessLauncher {
         if stat.state == "Z" || stat.state == "X" { return false }
         guard let startTicks else { return true }
         return stat.startTicks == startTicks
-    }
-
-    /// Sends a signal; a process that is already gone is not an error.
-    static func send(_ signal: Int32, toProcess pid: Int32, group: Int32?) -> Bool {
-        if let group, group > 1 {
-            return kill(-group, signal) == 0
-        }
-        guard pid > 1 else { return false }
-        return kill(pid, signal) == 0
     }
 
     private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {

@@ -54,6 +54,8 @@ public final class SchedulerDaemon {
     var pendingOutcomes: [CommandOutcome] = []
     private var consumedCommands: [String] = []
     var children: Set<Int32> = []
+    /// pidfds on the processes the scheduler may signal: the only way a signal leaves it.
+    let handles = ProcessHandles()
     /// Signals and kills decided this turn, carried out after the commit.
     private var processActions: [ProcessAction] = []
     private var lastProbe: Date
@@ -155,6 +157,7 @@ public final class SchedulerDaemon {
         state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
         state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
         for pid in state.watchedPIDs { wait.watchExit(of: pid) }
+        holdAdoptedProcesses()
         loadOutcomeExpiry(now: now)
         removeAbandonedInboxFiles(now: now)
         if let leftover = poisonGuard.leftover() { takeLeftover(leftover, now: now) }
@@ -273,7 +276,16 @@ public final class SchedulerDaemon {
                 }
                 continue
             }
-            var result = state.apply(command, now: now)
+            // The pid a command wants signalled is checked first, against the kernel.
+            let vetted = vetTarget(of: command, now: now)
+            var result: CommandResult
+            if case .failure(let refusal) = vetted {
+                result = state.refuse(command, .notAppProcess(refusal.description), now: now)
+            } else {
+                result = state.apply(command, now: now)
+            }
+            let process = try? vetted?.get()
+            if result.outcome.error != nil, let process { close(process.pidfd) }
             if let plan = result.launch {
                 switch launch(plan, now: now) {
                 case .success(let pid):
@@ -285,15 +297,15 @@ public final class SchedulerDaemon {
             if case .simulateExpiration = command.action {
                 processActions += state.expire(at: now)
             }
-            if case .beginFinishing(_, _, let pid) = command.action, let identifier = result.outcome.identifier,
-               case .beginFinishing(let app, _, _) = command.action, !children.contains(pid) {
+            if case .beginFinishing(let app, _, let pid) = command.action, let identifier = result.outcome.identifier,
+               result.outcome.error == nil, let process {
+                handles.hold(process)
+                state.recordProcessIdentity(of: TaskKey(app: app, identifier: identifier), startTicks: process.startTicks)
                 // Not our child: its exit is learnt through a pidfd, not SIGCHLD.
-                state.recordProcessIdentity(of: TaskKey(app: app, identifier: identifier),
-                                            startTicks: ProcessLauncher.startTicks(of: pid))
-                wait.watchExit(of: pid)
+                if !children.contains(pid) { wait.watchExit(of: pid) }
             }
-            if case .attach(let app, let pid, _) = command.action, result.outcome.error == nil {
-                noteAttachment(of: app, pid: pid, issuedAt: command.issuedAt, now: now)
+            if case .attach(let app, _, _) = command.action, result.outcome.error == nil, let process {
+                noteAttachment(of: app, process: process, issuedAt: command.issuedAt, now: now)
             }
             queueOutcome(result.outcome, now: now)
             consumedCommands.append(path)
@@ -324,6 +336,7 @@ public final class SchedulerDaemon {
         // expiration signal reads its task as expiring.
         execute(processActions)
         processActions.removeAll()
+        handles.release(keeping: state.watchedPIDs.union(children))
         for action in transferActions { transferRunner.perform(action) }
         transferActions.removeAll()
         wait.arm(at: nextWake)

@@ -122,7 +122,11 @@ import Testing
 
     @Test func theSchedulerRefusesEveryBadNumberInTheInboxAndKeepsRunning() async throws {
         let env = try TestEnvironment()
-        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], script: "exit 0\n")
+        // The app runs /bin/sleep, so the sleeper below is a process of the app that the scheduler
+        // accepts for attach and begin-finishing (it signals no other, see SignalTargetTests).
+        try env.writeJSON(["id": Self.app, "executable": "/bin/sleep", "arguments": ["0"],
+                           "permittedIdentifiers": ["\(Self.app).refresh"], "backgroundModes": ["fetch", "processing"]],
+                          to: "\(env.config)/apps/\(Self.app).json")
         let sleeper = try Spawn.start("/bin/sleep", ["120"], environment: [:], stdout: "/dev/null", stderr: "/dev/null")
         defer {
             kill(sleeper, SIGKILL)

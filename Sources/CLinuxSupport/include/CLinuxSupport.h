@@ -25,6 +25,11 @@ int bg_syncfs(int fd);
 
 /// pidfd_open(2): a descriptor that becomes readable when the process exits.
 int bg_pidfd_open(pid_t pid);
+/// pidfd_send_signal(2): signals the process the pidfd refers to, never a later holder of its pid.
+/// Returns 0, or -1 with errno set (ESRCH once the process has ended).
+int bg_pidfd_send_signal(int pidfd, int signal);
+/// Whether the process a pidfd refers to still runs (the pidfd is not yet readable).
+int bg_pidfd_is_running(int pidfd);
 
 /// posix_spawn in a new process group, with an empty signal mask, default signal handlers and
 /// stdin from /dev/null and no descriptors beyond 0-2. Returns 0 or an errno value.
