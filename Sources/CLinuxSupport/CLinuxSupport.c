@@ -103,28 +103,27 @@ static void crash_note_handler(int signal, siginfo_t *info, void *context) {
     chain_crash(signal, info, context, note_previous_actions);
 }
 
-void bg_install_crash_note(int fd) {
-    crash_note_fd = fd;
+/* Installs `handler` for every crash signal, keeping the actions it replaces in `previous` so the
+   handler can chain to them. */
+static void install_crash_handler(void (*handler)(int, siginfo_t *, void *), struct sigaction *previous) {
     for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
         struct sigaction action;
         memset(&action, 0, sizeof action);
-        action.sa_sigaction = crash_note_handler;
+        action.sa_sigaction = handler;
         action.sa_flags = SA_SIGINFO | SA_ONSTACK;
         sigemptyset(&action.sa_mask);
-        sigaction(crash_signals[i], &action, &note_previous_actions[i]);
+        sigaction(crash_signals[i], &action, &previous[i]);
     }
+}
+
+void bg_install_crash_note(int fd) {
+    crash_note_fd = fd;
+    install_crash_handler(crash_note_handler, note_previous_actions);
 }
 
 void bg_install_crash_cleanup(void (*cleanup)(void)) {
     crash_cleanup = cleanup;
-    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
-        struct sigaction action;
-        memset(&action, 0, sizeof action);
-        action.sa_sigaction = crash_handler;
-        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-        sigemptyset(&action.sa_mask);
-        sigaction(crash_signals[i], &action, &previous_actions[i]);
-    }
+    install_crash_handler(crash_handler, previous_actions);
 }
 
 int bg_syncfs(int fd) {

@@ -38,9 +38,6 @@ public struct ResumeValidator: Hashable, Sendable, Codable {
     /// Whether held bytes of this representation may be resumed.
     public var canResume: Bool { strongTag != nil }
 
-    /// Whether there is nothing to resume with.
-    public var isEmpty: Bool { !canResume }
-
     /// Why held bytes of this representation cannot be resumed, for the event that says so.
     public var whyNotResumable: String? {
         if canResume { return nil }
