@@ -63,6 +63,7 @@ extension SchedulerState {
             }
             // Finishing tasks carry no group; a launch in the same process does.
             let group = sharing.lazy.compactMap(\.processGroup).first
+            noteKillDecided(of: task, processGroup: group, now: now)
             actions.append(.kill(pid: task.pid, processGroup: group, tasks: sharing.map(\.key)))
             throttle(task.app, now: now)
         }
@@ -96,6 +97,7 @@ extension SchedulerState {
                          message: "\(task.app): pid \(pid) \(status) without completing \(task.identifier)"))
         }
         if let overranApp { throttle(overranApp, now: now) }
+        removeProcess(pid)
         releaseAttachments(ofExited: pid, status: status, now: now)
     }
 
@@ -106,24 +108,37 @@ extension SchedulerState {
         setTask(task)
     }
 
-    /// After a scheduler restart: tasks whose process still runs are adopted with their deadlines;
-    /// the others are recorded as interrupted.
-    public mutating func adoptTasks(now: Date, isAlive: (LaunchedTask) -> Bool) {
+    /// After a scheduler restart: tasks whose process still runs are adopted with their deadlines.
+    /// Returns the pids of the others, which stay until ``interruptTasks(ofGone:now:)``: the inbox
+    /// may hold a completion their process wrote while the scheduler was down, and it counts.
+    @discardableResult
+    public mutating func adoptTasks(now: Date, isAlive: (LaunchedTask) -> Bool) -> Set<Int32> {
+        var gone: Set<Int32> = []
         for task in tasks.values.sorted(by: { $0.key < $1.key }) {
             if isAlive(task) {
                 record(Event(time: now, type: .adopted, app: task.app, identifier: task.identifier, kind: task.kind,
                              pid: task.pid, message: "\(task.app): adopted running pid \(task.pid) for \(task.identifier)"))
             } else {
-                removeTask(task.key)
-                record(Event(time: now, type: .interrupted, app: task.app, identifier: task.identifier, kind: task.kind,
-                             pid: task.pid,
-                             message: "\(task.app): \(task.identifier) was interrupted: pid \(task.pid) is gone after a scheduler restart"))
+                gone.insert(task.pid)
             }
         }
+        return gone
+    }
+
+    /// The tasks of processes found gone at start-up, once the inbox is applied, are recorded as
+    /// interrupted.
+    public mutating func interruptTasks(ofGone pids: Set<Int32>, now: Date) {
+        for task in tasks.values.sorted(by: { $0.key < $1.key }) where pids.contains(task.pid) {
+            removeTask(task.key)
+            record(Event(time: now, type: .interrupted, app: task.app, identifier: task.identifier, kind: task.kind,
+                         pid: task.pid,
+                         message: "\(task.app): \(task.identifier) was interrupted: pid \(task.pid) is gone after a scheduler restart"))
+        }
+        for pid in pids { removeProcess(pid) }
     }
 
     /// The pids the runtime must watch.
-    public var watchedPIDs: Set<Int32> { Set(tasks.values.map(\.pid)).union(attachedPIDs) }
+    public var watchedPIDs: Set<Int32> { Set(tasks.values.map(\.pid)).union(attachedPIDs).union(processes.keys) }
 
     static func seconds(_ value: TimeInterval) -> String {
         value.isFinite && value == value.rounded() ? "\(SafeNumber.secondsText(value)) s" : String(format: "%.1f s", value)

@@ -80,10 +80,34 @@ extension SchedulerDaemon {
         }
     }
 
+    /// Tells the apps whose budget has run out, at once, and keeps the kills of those past their
+    /// grace for after the commit.
+    ///
+    /// A deadline is the contract: an expiration signal held back until the turn's group commit
+    /// came hundreds of milliseconds late under load. So the tasks' files are rewritten first
+    /// (atomically, without a sync), so that an app woken by the signal reads its task as
+    /// expiring; the turn's commit makes them durable. A crash before that commit leaves the
+    /// deadline past in the committed state, and the next scheduler expires the task again.
+    func expireDueTasks(now: Date) {
+        guard let due = state.nextTaskDeadline(after: now), due <= now else { return }
+        for action in state.expire(at: now) {
+            guard case .notifyExpiration(_, _, let keys) = action else {
+                processActions.append(action)
+                continue
+            }
+            for key in keys {
+                guard let task = state.tasks[key], let bytes = try? JSONFormat.encode(task) else { continue }
+                try? StateFiles.write(bytes, to: paths.task(key), durable: false)
+            }
+            execute([action])
+        }
+    }
+
     /// After a restart: takes handles on the adopted tasks' and attachments' processes, each only
     /// while it is still the process recorded (same start time).
     func holdAdoptedProcesses() {
         for task in state.tasks.values { handles.holdAdopted(task.pid, startTicks: task.processStartTicks) }
+        for entry in state.processes.values { handles.holdAdopted(entry.pid, startTicks: entry.processStartTicks) }
         for app in state.apps.values {
             if let attached = app.attachedProcess { handles.holdAdopted(attached.pid, startTicks: attached.processStartTicks) }
         }

@@ -57,7 +57,10 @@ public final class SchedulerDaemon {
     /// pidfds on the processes the scheduler may signal: the only way a signal leaves it.
     let handles = ProcessHandles()
     /// Signals and kills decided this turn, carried out after the commit.
-    private var processActions: [ProcessAction] = []
+    var processActions: [ProcessAction] = []
+    /// Processes of tasks found gone at start-up: their tasks are interrupted once the inbox is
+    /// applied, so a completion written while the scheduler was down still counts.
+    private var goneAtStart: Set<Int32> = []
     private var lastProbe: Date
     private var stopping = false
 
@@ -154,9 +157,12 @@ public final class SchedulerDaemon {
         let notifier = wait.notifier
         transferRunner = TransferRunner(paths: paths) { notifier.wake() }
         state.requeueInterruptedTransfers(now: now)
-        state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
+        goneAtStart = state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
         state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
-        for pid in state.watchedPIDs { wait.watchExit(of: pid) }
+        // No process the last scheduler started runs on unsupervised: see ProcessSupervision.
+        processActions += state.reconcileProcesses(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
+        processActions += state.endUncommittedLaunches(MarkedProcessScan.scan(stateRoot: paths.root), now: now)
+        for pid in state.watchedPIDs.subtracting(goneAtStart) { wait.watchExit(of: pid) }
         holdAdoptedProcesses()
         loadOutcomeExpiry(now: now)
         removeAbandonedInboxFiles(now: now)
@@ -199,6 +205,8 @@ public final class SchedulerDaemon {
     // MARK: - One turn of the loop
 
     private func turn(_ now: Date, wake: KernelWait.Wake) throws {
+        // A budget that ran out is acted on before anything else the wake brought.
+        expireDueTasks(now: now)
         var exits: [(pid: Int32, status: String, signal: Int32?)] = []
         for signal in wake.signals {
             switch signal {
@@ -227,6 +235,10 @@ public final class SchedulerDaemon {
         while more {
             more = try applyInboxBatch(now: Date())
             if !more {
+                if !goneAtStart.isEmpty {
+                    state.interruptTasks(ofGone: goneAtStart, now: now)
+                    goneAtStart = []
+                }
                 for exit in exits { state.processExited(pid: exit.pid, status: exit.status, signal: exit.signal, now: now) }
                 exits.removeAll()
             }
@@ -245,7 +257,12 @@ public final class SchedulerDaemon {
             // From here to the end of the commit, the turn's commands are what is in hand.
             if !applied.isEmpty { poisonGuard.mark(.committing, commands: applied) }
         }
+        var expiryDue = state.nextTaskDeadline(after: now)
         for name in names.prefix(batchSize) {
+            if let due = expiryDue, Date() >= due {
+                expireDueTasks(now: Date())
+                expiryDue = state.nextTaskDeadline(after: now)
+            }
             // A suspect of a crashed turn goes in a turn of its own, so a second crash names it alone.
             let isSuspect = suspects.remove(name) != nil
             if isSuspect && handled > 0 {
@@ -295,7 +312,7 @@ public final class SchedulerDaemon {
                 }
             }
             if case .simulateExpiration = command.action {
-                processActions += state.expire(at: now)
+                expireDueTasks(now: now)
             }
             if case .beginFinishing(let app, _, let pid) = command.action, let identifier = result.outcome.identifier,
                result.outcome.error == nil, let process {
@@ -319,7 +336,7 @@ public final class SchedulerDaemon {
 
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
     private func decideAndCommit(now: Date) throws {
-        processActions += state.expire(at: now)
+        expireDueTasks(now: now)
         let plans = state.dueLaunches(at: now)
         for plan in plans + state.dueSessionLaunches(at: now, excluding: Set(plans.map(\.app))) { _ = launch(plan, now: now) }
         state.forgetFinishedTransfers(at: now)
@@ -332,8 +349,8 @@ public final class SchedulerDaemon {
         }
         try commit(now: now, nextWake: nextWake)
         poisonGuard.clear()
-        // Signals go out once the state they announce is on disk, so an app woken by its
-        // expiration signal reads its task as expiring.
+        // Kills go out once the decision is on disk (the process ledger), so a crash in between
+        // is carried out at the next start.
         execute(processActions)
         processActions.removeAll()
         handles.release(keeping: state.watchedPIDs.union(children))

@@ -17,6 +17,8 @@ public struct StatePaths: Sendable, Hashable {
     public var heartbeat: String { "\(root)/daemon.json" }
     public var conditions: String { "\(root)/conditions.json" }
     public var journal: String { "\(root)/journal.json" }
+    /// The processes the scheduler started and has not seen end (``ProcessLedger``).
+    public var processes: String { "\(root)/processes.json" }
     public var requests: String { "\(root)/requests" }
     public var tasks: String { "\(root)/tasks" }
     public var apps: String { "\(root)/apps" }
