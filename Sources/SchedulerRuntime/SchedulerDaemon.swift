@@ -60,7 +60,7 @@ public final class SchedulerDaemon {
     var processActions: [ProcessAction] = []
     /// Processes of tasks found gone at start-up: their tasks are interrupted once the inbox is
     /// applied, so a completion written while the scheduler was down still counts.
-    private var goneAtStart: Set<Int32> = []
+    var goneAtStart: Set<Int32> = []
     private var lastProbe: Date
     private var stopping = false
 
@@ -118,29 +118,7 @@ public final class SchedulerDaemon {
         } catch {
             throw .state("\(error)")
         }
-        do {
-            switch try committer.replayJournal() {
-            case .nothing:
-                break
-            case .replayed:
-                logger.notice("replayed the journal of an interrupted commit")
-            case .dropped(let bytes):
-                // A batch whose journal write a crash cut short: none of its commands had been
-                // acknowledged, and all of them are still in the inbox. Kept aside for inspection.
-                let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
-                try? StateFiles.write(bytes, to: kept, durable: false)
-                recoveryEvents.append(Event(time: now, type: .quarantined, reason: "journal",
-                                            message: "journal.json held a batch cut short by a crash; dropped it (copy in \(kept))"))
-            }
-        } catch {
-            let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
-            if let bytes = try? StateFiles.read(paths.journal, maximumSize: 512 << 20) {
-                try? StateFiles.write(bytes, to: kept, durable: false)
-            }
-            try? committer.journal.clear()
-            recoveryEvents.append(Event(time: now, type: .quarantined, reason: "journal",
-                                        message: "journal.json could not be replayed (\(error)); copy in \(kept)"))
-        }
+        recoveryEvents += Self.replayJournal(committer, paths: paths, logger: logger, now: now)
         let reading = probe.read(idleLoadAverage: settings.idleLoadAverage, lowPowerBatteryPercent: settings.lowPowerBatteryPercent)
         let conditions = ConditionsRecord(probed: reading.conditions, batteryPercent: reading.batteryPercent,
                                           loadAverage: reading.loadAverage, probedAt: now)
@@ -157,13 +135,7 @@ public final class SchedulerDaemon {
         let notifier = wait.notifier
         transferRunner = TransferRunner(paths: paths) { notifier.wake() }
         state.requeueInterruptedTransfers(now: now)
-        goneAtStart = state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
-        state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
-        // No process the last scheduler started runs on unsupervised: see ProcessSupervision.
-        processActions += state.reconcileProcesses(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
-        processActions += state.endUncommittedLaunches(MarkedProcessScan.scan(stateRoot: paths.root), now: now)
-        for pid in state.watchedPIDs.subtracting(goneAtStart) { wait.watchExit(of: pid) }
-        holdAdoptedProcesses()
+        takeOverProcesses(now: now)
         loadOutcomeExpiry(now: now)
         removeAbandonedInboxFiles(now: now)
         if let leftover = poisonGuard.leftover() { takeLeftover(leftover, now: now) }
