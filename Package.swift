@@ -136,6 +136,7 @@ let package = Package(
         // Golden screens are read through #filePath, not bundled.
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"], exclude: ["Golden"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
+        .testTarget(name: "SchedulerRuntimeTests", dependencies: ["SchedulerRuntime", "SchedulerCore", "TaskState", "TestSupport"]),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"]),
         .testTarget(name: "TransferEngineTests", dependencies: ["TransferEngine", "LoopbackServer", "TaskState", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CursesTerminalTests", dependencies: ["CursesTerminal", "Dashboard"]),

@@ -31,9 +31,16 @@ extension SchedulerState {
 
     /// Moves tasks past their deadline to `expiring` and kills those past their grace period.
     public mutating func expire(at now: Date) -> [ProcessAction] {
+        expireRunning(at: now) + killOverdue(at: now)
+    }
+
+    /// Moves the running tasks past their deadline (of `only`, when given) to `expiring`; returns
+    /// the expiration signals to send.
+    public mutating func expireRunning(at now: Date, only: Set<TaskKey>? = nil) -> [ProcessAction] {
         var actions: [ProcessAction] = []
         var notified: [Int32: (String, [TaskKey])] = [:]
-        for task in tasks.values.sorted(by: { $0.key < $1.key }) where task.state == .running && task.deadline <= now {
+        for task in tasks.values.sorted(by: { $0.key < $1.key })
+        where task.state == .running && task.deadline <= now && only?.contains(task.key) != false {
             var expiring = task
             expiring.state = .expiring
             expiring.expiringSince = now
@@ -47,6 +54,12 @@ extension SchedulerState {
         for (pid, entry) in notified.sorted(by: { $0.key < $1.key }) {
             actions.append(.notifyExpiration(pid: pid, signal: entry.0, tasks: entry.1))
         }
+        return actions
+    }
+
+    /// Kills the processes of expiring tasks past their grace period.
+    public mutating func killOverdue(at now: Date) -> [ProcessAction] {
+        var actions: [ProcessAction] = []
         var killedPIDs: Set<Int32> = []
         for task in tasks.values.sorted(by: { $0.key < $1.key })
         where task.state == .expiring && (task.killDeadline ?? now) <= now && !killedPIDs.contains(task.pid) {

@@ -80,21 +80,23 @@ extension SchedulerDaemon {
         }
     }
 
-    /// Tells the apps whose budget has run out, at once, and keeps the kills of those past their
-    /// grace for after the commit.
-    ///
-    /// A deadline is the contract: an expiration signal held back until the turn's group commit
-    /// came hundreds of milliseconds late under load. So the tasks' files are rewritten first
-    /// (atomically, without a sync), so that an app woken by the signal reads its task as
-    /// expiring; the turn's commit makes them durable. A crash before that commit leaves the
-    /// deadline past in the committed state, and the next scheduler expires the task again.
+    /// Expires the tasks whose budget has run out: those ``ExpiryAlarm`` already signalled, as of
+    /// the moment it did, and any other now due (a `simulate-expiration`, a deadline that passed
+    /// before the alarm had the task), signalled here at once. Kills of tasks past their grace
+    /// wait for the commit.
     func expireDueTasks(now: Date) {
+        for fired in alarm.takeFired() {
+            _ = state.expireRunning(at: fired.at, only: Set(fired.keys))
+        }
         guard let due = state.nextTaskDeadline(after: now), due <= now else { return }
         for action in state.expire(at: now) {
             guard case .notifyExpiration(_, _, let keys) = action else {
                 processActions.append(action)
                 continue
             }
+            guard alarm.claim(keys) else { continue }
+            // Rewritten first (without a sync), so that the app woken by the signal reads its
+            // task as expiring; the turn's commit makes it durable.
             for key in keys {
                 guard let task = state.tasks[key], let bytes = try? JSONFormat.encode(task) else { continue }
                 try? StateFiles.write(bytes, to: paths.task(key), durable: false)

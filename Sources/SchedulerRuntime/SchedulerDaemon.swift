@@ -45,6 +45,8 @@ public final class SchedulerDaemon {
     /// Inbox files of a turn whose commit crashed: each is applied again in a turn of its own.
     var suspects: Set<String> = []
     let launcher: ProcessLauncher
+    /// Sends expiration signals at the deadline, whatever the loop is doing.
+    let alarm: ExpiryAlarm
     private var transferRunner: TransferRunner!
     /// Transfer attempts to start, pause or cancel once the turn's state is committed.
     private var transferActions: [TransferAction] = []
@@ -113,6 +115,7 @@ public final class SchedulerDaemon {
             try StateFiles.ensureDirectory(configDirectory)
             try StateFiles.ensureDirectory("\(configDirectory)/apps")
             wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
+            alarm = try ExpiryAlarm(paths: paths, graceSeconds: settings.expirationGraceSeconds, notifier: wait.notifier)
             try wait.watcher.watch(paths.inboxNew, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR))
             try wait.watcher.watch("\(configDirectory)/apps")
         } catch {
@@ -152,6 +155,7 @@ public final class SchedulerDaemon {
                 let wake = wait.wait()
                 try turn(Date(), wake: wake)
             }
+            alarm.stop()
             // Running transfers stop where they are; the next scheduler resumes them.
             transferRunner.shutdown()
             applyTransferEvents(now: Date())
@@ -162,6 +166,7 @@ public final class SchedulerDaemon {
             logger.info("stopped")
             return 0
         } catch {
+            alarm.stop()
             transferRunner.shutdown()
             let full = (error as? StateError)?.isNoSpace == true ? "the disk is full: " : ""
             logger.critical("stopping: \(full)\(error)")
@@ -326,6 +331,7 @@ public final class SchedulerDaemon {
         execute(processActions)
         processActions.removeAll()
         handles.release(keeping: state.watchedPIDs.union(children))
+        alarm.update(from: state, handles: handles)
         for action in transferActions { transferRunner.perform(action) }
         transferActions.removeAll()
         wait.arm(at: nextWake)

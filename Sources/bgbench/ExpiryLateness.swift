@@ -30,7 +30,7 @@ struct ExpiryLateness {
     var streamingRate: Double = 0
 
     func run() throws -> Result {
-        let out = try workspace.folder("expiry-observed")
+        let out = try workspace.folder(workspace.freshName("expiry-observed"))
         let script = "\(workspace.root)/expiry-app.sh"
         // bash runs a trap only between commands, so the work runs in the background and `wait`
         // returns as soon as the trapped signal arrives (docs/cli.md, launch contract).

@@ -62,6 +62,8 @@ import Glibc
         try env.waitUntil("the launch to be recorded in the process ledger") {
             (try? ledger(env))?.processes.map(\.pid) == [pid]
         }
+        // The commit is over (else its journal would be replayed over the files edited below).
+        try env.waitUntil("the last commit") { (StateFiles.size(of: env.paths.journal) ?? 0) == 0 }
         first.crash()
         defer { kill(-pid, SIGKILL) }
 
