@@ -45,9 +45,15 @@ extension SchedulerState {
         setProcess(entry)
     }
 
-    /// After a restart: forgets ledger processes that are gone, and kills the live ones whose kill
-    /// was decided before the crash. The others stay supervised (watched until they exit).
-    public mutating func reconcileProcesses(now: Date, isAlive: (ProcessLedger.Entry) -> Bool) -> [ProcessAction] {
+    /// After a restart: forgets ledger processes that are gone, kills the live ones whose kill was
+    /// decided before the crash, and ends the `found` processes (those carrying this state
+    /// directory's launch environment) of a launch no committed state knows: started in a turn
+    /// whose commit never happened, their requests are still pending and will be launched again.
+    /// Each such kill is recorded before it is sent, like any other. The other processes stay
+    /// supervised (watched until they exit); a leftover child of a recorded launch is left alone.
+    public mutating func takeOverProcesses(found: [MarkedProcess], now: Date,
+                                           isAlive: (ProcessLedger.Entry) -> Bool) -> [ProcessAction] {
+        let known = Set(processes.values.map(\.launchID)).union(tasks.values.map(\.launchID))
         var actions: [ProcessAction] = []
         for entry in processes.values.sorted(by: { $0.pid < $1.pid }) {
             guard isAlive(entry) else {
@@ -59,17 +65,7 @@ extension SchedulerState {
                          message: "\(entry.app): killed pid \(entry.pid): its kill was decided at \(JSONFormat.string(from: decided)) and the scheduler stopped before it was sent"))
             actions.append(.kill(pid: entry.pid, processGroup: entry.processGroup, tasks: []))
         }
-        return actions
-    }
-
-    /// After a restart: of the processes carrying this state directory's launch environment, those
-    /// of a launch no committed state knows are ended (their kill recorded first, like any other).
-    /// Such a process was started in a turn whose commit never happened (its requests are still
-    /// pending and will be launched again), or is a leftover child of a launch that has ended.
-    public mutating func endUncommittedLaunches(_ found: [MarkedProcess], now: Date) -> [ProcessAction] {
-        let known = Set(processes.values.map(\.launchID)).union(tasks.values.map(\.launchID))
         let supervised = watchedPIDs
-        var actions: [ProcessAction] = []
         for process in found.sorted(by: { $0.pid < $1.pid })
         where !known.contains(process.launchID) && !supervised.contains(process.pid) {
             let app = process.app ?? Self.unknownApp
@@ -77,7 +73,7 @@ extension SchedulerState {
             setProcess(ProcessLedger.Entry(pid: process.pid, processStartTicks: process.processStartTicks, processGroup: group,
                                            app: app, launchID: process.launchID, launchedAt: now, killDecidedAt: now))
             record(Event(time: now, type: .killed, app: process.app, pid: process.pid, reason: "unsupervised",
-                         message: "\(app): killed pid \(process.pid) of launch \(process.launchID): no recorded launch supervises it (the scheduler stopped before recording the launch, or the launch has ended)"))
+                         message: "\(app): killed pid \(process.pid) of launch \(process.launchID): the scheduler stopped before it recorded the launch, so its requests launch again"))
             actions.append(.kill(pid: process.pid, processGroup: group, tasks: []))
         }
         return actions

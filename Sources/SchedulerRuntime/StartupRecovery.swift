@@ -16,8 +16,9 @@ extension SchedulerDaemon {
     func takeOverProcesses(now: Date) {
         goneAtStart = state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
         state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
-        processActions += state.reconcileProcesses(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
-        processActions += state.endUncommittedLaunches(MarkedProcessScan.scan(stateRoot: paths.root), now: now)
+        processActions += state.takeOverProcesses(found: MarkedProcessScan.scan(stateRoot: paths.root), now: now) {
+            ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks)
+        }
         for pid in state.watchedPIDs.subtracting(goneAtStart) { wait.watchExit(of: pid) }
         holdAdoptedProcesses()
     }

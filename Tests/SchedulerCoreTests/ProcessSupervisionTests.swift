@@ -55,7 +55,7 @@ struct ProcessSupervisionTests {
         _ = state.expire(at: at(30))
         _ = state.expire(at: at(35)) // decides the kill of 500; the crash comes before it is sent
         var next = restarted(state)
-        let actions = next.reconcileProcesses(now: at(40)) { $0.pid == 500 }
+        let actions = next.takeOverProcesses(found: [], now: at(40)) { $0.pid == 500 }
         #expect(actions == [.kill(pid: 500, processGroup: 500, tasks: [])])
         #expect(next.processes.keys.sorted() == [500], "600 is gone; 500 stays until its exit is seen")
         let changes = next.takeChanges()
@@ -64,6 +64,8 @@ struct ProcessSupervisionTests {
     }
 
     @Test func aMarkedProcessOfNoKnownLaunchIsEndedAndOneOfAKnownLaunchIsLeftAlone() throws {
+        // 701 is a child of the recorded launch (its leader may even be gone); 700 and 702 belong
+        // to launches nothing recorded.
         var state = restarted(running())
         let launchID = try #require(state.tasks.values.first?.launchID)
         let found = [
@@ -71,7 +73,7 @@ struct ProcessSupervisionTests {
             MarkedProcess(pid: 701, processStartTicks: 4, launchID: launchID, app: Apps.news, leadsGroup: false),
             MarkedProcess(pid: 702, processStartTicks: 5, launchID: "x", app: nil, leadsGroup: false),
         ]
-        let actions = state.endUncommittedLaunches(found, now: at(5))
+        let actions = state.takeOverProcesses(found: found, now: at(5)) { _ in true }
         #expect(actions == [.kill(pid: 700, processGroup: 700, tasks: []), .kill(pid: 702, processGroup: nil, tasks: [])])
         #expect(state.processes[700]?.killDecidedAt == at(5), "the kill is recorded before it is sent")
         #expect(state.processes[702]?.app.rawValue == "unknown")
