@@ -98,12 +98,7 @@ public final class SchedulerDaemon {
         } catch {
             throw .lock(error)
         }
-        let launchKey: (key: LaunchKey, events: [Event])
-        do {
-            launchKey = try LaunchKey.load(paths: paths, now: now)
-        } catch {
-            throw .state("cannot keep a launch key in \(paths.launchKey): \(error)")
-        }
+        let launchKey = try Self.keptLaunchKey(paths: paths, now: now)
         launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory, launchKey: launchKey.key)
         var recoveryEvents: [Event] = launchKey.events
         do {
