@@ -131,8 +131,15 @@ import Glibc
         #expect(malformed.stderr == "bgctl: BGTASK_LAUNCH_TOKEN is not usable: a launch token is <app>:<launch id>:<64 lowercase hex digits>; this one has 2 parts; unset it to act as the user\n")
         #expect(try pendingIdentifiers(env) == [Self.alphaRefresh, Self.betaRefresh])
 
-        // A new key (the old one lost) makes the old token void, and says so.
+        // No scheduler: bgctl's offline check refuses it the same way (taking the token's app on
+        // trust) instead of queueing it.
         #expect(daemon.stop() == 0)
+        let offline = try env.bgctl("cancel", "--app", Self.beta, "--id", Self.betaRefresh, environment: withToken)
+        #expect(offline.status == 1, "\(offline)")
+        #expect(offline.stderr.hasPrefix("bgctl: notPermitted: a cancel from a launch of \(Self.alpha) may not act on \(Self.beta)"), "\(offline)")
+        #expect(try Inbox(paths: env.paths).waiting().isEmpty, "nothing was queued")
+
+        // A new key (the old one lost) makes the old token void, and says so.
         #expect(unlink(env.paths.launchKey) == 0)
         daemon = try env.startDaemon()
         #expect(env.events(.launchKeyCreated).last?.message.hasPrefix("there was no launch.key: made a new launch key") == true,
