@@ -38,6 +38,8 @@ let package = Package(
                 "SchedulerCore", "TaskState", "CLinuxSupport", "TransferEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                // HMAC-SHA256 of launch tokens (``LaunchKey``).
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The HTTP rules of transfers as pure functions (RFC 9110 ranges, validators, redirects,

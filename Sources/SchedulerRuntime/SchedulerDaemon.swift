@@ -103,8 +103,9 @@ public final class SchedulerDaemon {
         } catch {
             throw .lock(error)
         }
-        launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory)
-        var recoveryEvents: [Event] = []
+        let launchKey = try Self.keptLaunchKey(paths: paths, now: now)
+        launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory, launchKey: launchKey.key)
+        var recoveryEvents: [Event] = launchKey.events
         do {
             for directory in paths.directories { try StateFiles.ensureDirectory(directory) }
             // Before the journal is opened and replayed (which appends to the log).
@@ -273,7 +274,9 @@ public final class SchedulerDaemon {
             // The pid a command wants signalled is checked first, against the kernel.
             let vetted = vetTarget(of: command, now: now)
             var result: CommandResult
-            if case .failure(let refusal) = vetted {
+            if let refusal = launchTokenRefusal(of: command) {
+                result = state.refuse(command, refusal, now: now)
+            } else if case .failure(let refusal) = vetted {
                 result = state.refuse(command, .notAppProcess(refusal.description), now: now)
             } else {
                 result = state.apply(command, now: now)
