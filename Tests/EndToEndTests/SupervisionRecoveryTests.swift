@@ -22,11 +22,7 @@ import Glibc
         echo "done" >> "$OUT"
         """)
         let first = try env.startDaemon()
-        #expect(try env.bgctl("submit", "--app", "com.example.finisher", "--id", "com.example.finisher.work",
-                              "--kind", "refresh", "--earliest", "+600").status == 0)
-        #expect(try env.bgctl("simulate-launch", "com.example.finisher.work").status == 0)
-        try env.waitUntil("the app") { env.output(of: "com.example.finisher").count == 1 }
-        let pid = try #require(Int32(env.output(of: "com.example.finisher")[0].dropFirst("started ".count)))
+        let pid = try launch("com.example.finisher", in: env)
         try env.waitUntil("the launch to be recorded") { try env.tasks().count == 1 }
         first.crash()
 
@@ -54,11 +50,7 @@ import Glibc
         while true; do wait; done
         """)
         let first = try env.startDaemon()
-        #expect(try env.bgctl("submit", "--app", "com.example.stubborn", "--id", "com.example.stubborn.work",
-                              "--kind", "processing", "--earliest", "+600").status == 0)
-        #expect(try env.bgctl("simulate-launch", "com.example.stubborn.work").status == 0)
-        try env.waitUntil("the app") { env.output(of: "com.example.stubborn").count == 1 }
-        let pid = try #require(Int32(env.output(of: "com.example.stubborn")[0].dropFirst("started ".count)))
+        let pid = try launch("com.example.stubborn", in: env)
         try env.waitUntil("the launch to be recorded in the process ledger") {
             (try? ledger(env))?.processes.map(\.pid) == [pid]
         }
@@ -109,6 +101,15 @@ import Glibc
         let kills = env.events(.killed).filter { $0.reason == "unsupervised" }
         #expect(kills.map(\.pid).contains(orphan), "\(env.events().map(\.message))")
         #expect(processIsAlive(stranger), "a process of another state directory is not the scheduler's")
+    }
+
+    /// Submits `<app>.work` and simulates its launch; returns the pid the app's script printed
+    /// first (`started PID`).
+    private func launch(_ app: String, in env: TestEnvironment) throws -> Int32 {
+        #expect(try env.bgctl("submit", "--app", app, "--id", "\(app).work", "--kind", "processing", "--earliest", "+600").status == 0)
+        #expect(try env.bgctl("simulate-launch", "\(app).work").status == 0)
+        try env.waitUntil("the app") { env.output(of: app).count == 1 }
+        return try #require(Int32(env.output(of: app)[0].dropFirst("started ".count)))
     }
 
     private func ledger(_ env: TestEnvironment) throws -> ProcessLedger {

@@ -16,26 +16,31 @@ struct LaunchScopeTests {
         state.launchScopeRefusal(of: command(action), launchedFor: app)
     }
 
-    @Test func commandsOnTheLaunchsOwnAppArePermitted() {
-        let state = makeState()
-        let own: [CommandAction] = [
-            .submit(SubmitRequest(app: Apps.news, identifier: Tasks.refresh, kind: .appRefresh)),
-            .cancel(app: Apps.news, identifier: Tasks.refresh),
-            .cancelAll(app: Apps.news),
-            .complete(app: Apps.news, identifier: Tasks.refresh, success: true),
-            .beginFinishing(app: Apps.news, name: nil, pid: 42),
-            .setAppEnabled(app: Apps.news, enabled: false),
-            .attach(app: Apps.news, pid: 42, identifiers: [Tasks.refresh]),
-            .detach(app: Apps.news, pid: 42),
-            .simulateLaunch(identifier: Tasks.refresh, app: Apps.news),
-            .simulateExpiration(identifier: Tasks.refresh, app: Apps.news),
-            .cancelTransfer(app: Apps.news, identifier: Tasks.refresh),
-            .pauseTransfer(app: Apps.news, identifier: Tasks.refresh),
-            .resumeTransfer(app: Apps.news, identifier: Tasks.refresh),
-            .acknowledgeTransfer(app: Apps.news, identifier: Tasks.refresh),
-            .createTransfer(TransferRequest(app: Apps.news, identifier: Tasks.refresh, direction: .download,
+    /// One command of every type that names an app, all naming `app`.
+    private func actions(naming app: Identifier, identifier: Identifier) -> [CommandAction] {
+        [
+            .submit(SubmitRequest(app: app, identifier: identifier, kind: .appRefresh)),
+            .cancel(app: app, identifier: identifier),
+            .cancelAll(app: app),
+            .complete(app: app, identifier: identifier, success: true),
+            .beginFinishing(app: app, name: nil, pid: 42),
+            .setAppEnabled(app: app, enabled: false),
+            .attach(app: app, pid: 42, identifiers: [identifier]),
+            .detach(app: app, pid: 42),
+            .simulateLaunch(identifier: identifier, app: app),
+            .simulateExpiration(identifier: identifier, app: app),
+            .cancelTransfer(app: app, identifier: identifier),
+            .pauseTransfer(app: app, identifier: identifier),
+            .resumeTransfer(app: app, identifier: identifier),
+            .acknowledgeTransfer(app: app, identifier: identifier),
+            .createTransfer(TransferRequest(app: app, identifier: identifier, direction: .download,
                                             url: "http://127.0.0.1:1/x")),
         ]
+    }
+
+    @Test func commandsOnTheLaunchsOwnAppArePermitted() {
+        let state = makeState()
+        let own = actions(naming: Apps.news, identifier: Tasks.refresh)
         for action in own {
             #expect(refusal(action, in: state) == nil, "\(action)")
         }
@@ -43,24 +48,7 @@ struct LaunchScopeTests {
 
     @Test func everyCommandNamingAnotherAppIsRefusedWithBothNames() {
         let state = makeState()
-        let other: [CommandAction] = [
-            .submit(SubmitRequest(app: Apps.mail, identifier: Tasks.shared, kind: .appRefresh)),
-            .cancel(app: Apps.mail, identifier: Tasks.shared),
-            .cancelAll(app: Apps.mail),
-            .complete(app: Apps.mail, identifier: Tasks.shared, success: true),
-            .beginFinishing(app: Apps.mail, name: nil, pid: 42),
-            .setAppEnabled(app: Apps.mail, enabled: false),
-            .attach(app: Apps.mail, pid: 42, identifiers: [Tasks.shared]),
-            .detach(app: Apps.mail, pid: 42),
-            .simulateLaunch(identifier: Tasks.shared, app: Apps.mail),
-            .simulateExpiration(identifier: Tasks.shared, app: Apps.mail),
-            .cancelTransfer(app: Apps.mail, identifier: Tasks.shared),
-            .pauseTransfer(app: Apps.mail, identifier: Tasks.shared),
-            .resumeTransfer(app: Apps.mail, identifier: Tasks.shared),
-            .acknowledgeTransfer(app: Apps.mail, identifier: Tasks.shared),
-            .createTransfer(TransferRequest(app: Apps.mail, identifier: Tasks.shared, direction: .download,
-                                            url: "http://127.0.0.1:1/x")),
-        ]
+        let other = actions(naming: Apps.mail, identifier: Tasks.shared)
         #expect(other.count == CommandAction.Name.allCases.count - 2, "every type but the two conditions commands")
         for action in other {
             let error = refusal(action, in: state)

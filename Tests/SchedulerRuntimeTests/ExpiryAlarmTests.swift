@@ -36,7 +36,8 @@ import Glibc
         return StatePaths(root: root)
     }
 
-    @Test func aDueTaskIsSignalledAndWrittenAsExpiringWithoutTheLoop() throws {
+    /// A real app process, an alarm holding a handle on it, and its task due in 0.3 s, scheduled.
+    private func withAlarm(_ body: (StatePaths, String, Int32, ExpiryAlarm, WakePipe, LaunchedTask) throws -> Void) throws {
         let paths = try workspace()
         defer { try? FileManager.default.removeItem(atPath: paths.root) }
         let out = paths.root + "/app.out"
@@ -49,6 +50,11 @@ import Glibc
         defer { alarm.stop() }
         let task = try task(pid: pid, deadline: Date().addingTimeInterval(0.3))
         alarm.update(from: stateHolding(task), handles: handles)
+        try body(paths, out, pid, alarm, notifier, task)
+    }
+
+    @Test func aDueTaskIsSignalledAndWrittenAsExpiringWithoutTheLoop() throws {
+        try withAlarm { paths, out, pid, alarm, notifier, task in
 
         var ready = [pollfd(fd: notifier.readEnd, events: Int16(POLLIN), revents: 0)]
         #expect(poll(&ready, 1, 10_000) == 1, "the alarm wakes the loop when it fires")
@@ -64,21 +70,11 @@ import Glibc
         #expect(abs((written.killDeadline ?? .distantPast).timeIntervalSince(firedAt.addingTimeInterval(5))) < 0.001)
         #expect(Spawn.wait(pid) == 0, "the app heard the signal and exited")
         #expect((try? String(contentsOfFile: out, encoding: .utf8)) == "expired\n")
+        }
     }
 
     @Test func aTaskTheLoopClaimsIsNeverSignalledByTheAlarm() throws {
-        let paths = try workspace()
-        defer { try? FileManager.default.removeItem(atPath: paths.root) }
-        let out = paths.root + "/app.out"
-        let pid = try startApp(out: out)
-        defer { kill(-pid, SIGKILL); _ = Spawn.wait(pid) }
-        let handles = ProcessHandles()
-        handles.holdChild(pid)
-        let notifier = try WakePipe()
-        let alarm = try ExpiryAlarm(paths: paths, graceSeconds: 5, notifier: notifier)
-        defer { alarm.stop() }
-        let task = try task(pid: pid, deadline: Date().addingTimeInterval(0.3))
-        alarm.update(from: stateHolding(task), handles: handles)
+        try withAlarm { paths, out, pid, alarm, notifier, task in
         #expect(alarm.claim([task.key]), "claimed before it fired")
 
         var ready = [pollfd(fd: notifier.readEnd, events: Int16(POLLIN), revents: 0)]
@@ -86,5 +82,6 @@ import Glibc
         #expect(alarm.takeFired().isEmpty)
         #expect(!FileManager.default.fileExists(atPath: out))
         #expect(processIsAlive(pid))
+        }
     }
 }
