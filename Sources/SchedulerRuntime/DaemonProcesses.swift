@@ -116,22 +116,15 @@ extension SchedulerDaemon {
     }
 
     /// Reaps every child that has ended; the policy hears of them after the inbox is applied.
-    func reapChildren() -> [(pid: Int32, status: String, signal: Int32?)] {
-        var exits: [(pid: Int32, status: String, signal: Int32?)] = []
+    func reapChildren() -> [ProcessExit] {
+        var exits: [ProcessExit] = []
         var status: Int32 = 0
         while true {
             let pid = waitpid(-1, &status, WNOHANG)
             if pid <= 0 { break }
             children.remove(pid)
-            let signal = status & 0x7f
-            exits.append((pid: pid, status: Self.describe(status: status), signal: signal == 0 ? nil : signal))
+            exits.append(ProcessExit(pid: pid, status: WaitStatus(status)))
         }
         return exits
-    }
-
-    static func describe(status: Int32) -> String {
-        let signal = status & 0x7f
-        if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
-        return "was killed by signal \(signal)"
     }
 }

@@ -52,9 +52,10 @@ public final class SchedulerDaemon {
     private var transferActions: [TransferAction] = []
     var state: SchedulerState
     private let startedAt: Date
-    var outcomeExpiry: [(Date, String)] = []
+    /// When each outcome file written is due for removal.
+    var outcomeRetention = OutcomeRetention()
     var pendingOutcomes: [CommandOutcome] = []
-    private var consumedCommands: [String] = []
+    var consumedCommands: [String] = []
     var children: Set<Int32> = []
     /// pidfds on the processes the scheduler may signal: the only way a signal leaves it.
     let handles = ProcessHandles()
@@ -140,7 +141,7 @@ public final class SchedulerDaemon {
         transferRunner = TransferRunner(paths: paths) { notifier.wake() }
         state.requeueInterruptedTransfers(now: now)
         takeOverProcesses(now: now)
-        loadOutcomeExpiry(now: now)
+        outcomeRetention = OutcomeRetention.load(paths.outcomes, retentionSeconds: settings.outcomeRetentionSeconds)
         removeAbandonedInboxFiles(now: now)
         if let leftover = poisonGuard.leftover() { takeLeftover(leftover, now: now) }
         poisonGuard.clear()
@@ -185,7 +186,7 @@ public final class SchedulerDaemon {
     private func turn(_ now: Date, wake: KernelWait.Wake) throws {
         // A budget that ran out is acted on before anything else the wake brought.
         expireDueTasks(now: now)
-        var exits: [(pid: Int32, status: String, signal: Int32?)] = []
+        var exits: [ProcessExit] = []
         for signal in wake.signals {
             switch signal {
             case SIGCHLD: exits += reapChildren()
@@ -197,7 +198,7 @@ public final class SchedulerDaemon {
         }
         if wake.stopRequested { stopping = true }
         if wake.notified { applyTransferEvents(now: now) }
-        exits += wake.exitedPIDs.map { (pid: $0, status: "exited", signal: nil) }
+        exits += wake.exitedPIDs.map { ProcessExit(pid: $0, status: .unknown) }
         if wake.changes.contains(where: { $0.directory.hasSuffix("/apps") || $0.directory.isEmpty }) {
             reloadManifests(now: now)
         }
@@ -217,101 +218,11 @@ public final class SchedulerDaemon {
                     state.interruptTasks(ofGone: goneAtStart, now: now)
                     goneAtStart = []
                 }
-                for exit in exits { state.processExited(pid: exit.pid, status: exit.status, signal: exit.signal, now: now) }
+                for exit in exits { state.processExited(pid: exit.pid, status: exit.status.description, signal: exit.status.signal, now: now) }
                 exits.removeAll()
             }
             try decideAndCommit(now: Date())
         }
-    }
-
-    /// Applies up to one batch of inbox commands. Returns whether more are waiting.
-    private func applyInboxBatch(now: Date) throws -> Bool {
-        let inbox = Inbox(paths: paths)
-        let batchSize = 1024
-        let names = try inbox.waiting(limit: batchSize + 1)
-        var applied: [String] = []
-        var handled = 0
-        defer {
-            // From here to the end of the commit, the turn's commands are what is in hand.
-            if !applied.isEmpty { poisonGuard.mark(.committing, commands: applied) }
-        }
-        var expiryDue = state.nextTaskDeadline(after: now)
-        for name in names.prefix(batchSize) {
-            if let due = expiryDue, Date() >= due {
-                expireDueTasks(now: Date())
-                expiryDue = state.nextTaskDeadline(after: now)
-            }
-            // A suspect of a crashed turn goes in a turn of its own, so a second crash names it alone.
-            let isSuspect = suspects.remove(name) != nil
-            if isSuspect && handled > 0 {
-                suspects.insert(name)
-                return true
-            }
-            handled += 1
-            let path = inbox.path(of: name)
-            let stem = String(name.dropLast(".json".count))
-            if StateFiles.exists(paths.outcome(stem)) {
-                // Applied before a crash that came between the outcome and the inbox removal.
-                consumedCommands.append(path)
-                continue
-            }
-            poisonGuard.mark(.applying, commands: [name])
-            applied.append(name)
-            let command: Command
-            do {
-                command = try inbox.read(name)
-                guard command.id == stem else {
-                    throw StateError.malformed("command id '\(command.id)' does not match its file name")
-                }
-            } catch {
-                state.record(quarantine(path, reason: "\(error)", now: now, type: .commandRejected))
-                if Command.isValidID(stem) {
-                    queueOutcome(CommandOutcome(command: stem, type: nil, appliedAt: now,
-                                                error: .init(name: "invalidCommand", message: "\(error)")), now: now)
-                }
-                continue
-            }
-            // The pid a command wants signalled is checked first, against the kernel.
-            let vetted = vetTarget(of: command, now: now)
-            var result: CommandResult
-            if let refusal = launchTokenRefusal(of: command) {
-                result = state.refuse(command, refusal, now: now)
-            } else if case .failure(let refusal) = vetted {
-                result = state.refuse(command, .notAppProcess(refusal.description), now: now)
-            } else {
-                result = state.apply(command, now: now)
-            }
-            let process = try? vetted?.get()
-            if result.outcome.error != nil, let process { close(process.pidfd) }
-            if let plan = result.launch {
-                switch launch(plan, now: now) {
-                case .success(let pid):
-                    let how = plan.handOver == nil ? "launched \(plan.app) (pid \(pid))" : "handed to running \(plan.app) (pid \(pid))"
-                    result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
-                case .failure(let error): result.outcome.error = error.refusal
-                }
-            }
-            if case .simulateExpiration = command.action {
-                expireDueTasks(now: now)
-            }
-            if case .beginFinishing(let app, _, let pid) = command.action, let identifier = result.outcome.identifier,
-               result.outcome.error == nil, let process {
-                handles.hold(process)
-                state.recordProcessIdentity(of: TaskKey(app: app, identifier: identifier), startTicks: process.startTicks)
-                // Not our child: its exit is learnt through a pidfd, not SIGCHLD.
-                if !children.contains(pid) { wait.watchExit(of: pid) }
-            }
-            if case .attach(let app, _, _) = command.action, result.outcome.error == nil, let process {
-                noteAttachment(of: app, process: process, issuedAt: command.issuedAt, now: now)
-            }
-            queueOutcome(result.outcome, now: now)
-            consumedCommands.append(path)
-            if isSuspect {
-                logger.notice("applied suspect \(name) in a turn of its own")
-                return true
-            }
-        }
-        return names.count > batchSize
     }
 
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
@@ -342,11 +253,7 @@ public final class SchedulerDaemon {
 
     private func commit(now: Date, nextWake: Date?) throws {
         let changes = state.takeChanges()
-        var expired: [String] = []
-        while let first = outcomeExpiry.first, first.0 <= now {
-            expired.append(first.1)
-            outcomeExpiry.removeFirst()
-        }
+        let expired = outcomeRetention.takeExpired(at: now)
         if changes.isEmpty && pendingOutcomes.isEmpty && consumedCommands.isEmpty && expired.isEmpty { return }
         if !changes.needsDurableCommit && pendingOutcomes.isEmpty && consumedCommands.isEmpty && expired.isEmpty {
             // Progress only: plain atomic writes, no journal and no sync.
@@ -417,7 +324,7 @@ public final class SchedulerDaemon {
 
     func queueOutcome(_ outcome: CommandOutcome, now: Date) {
         pendingOutcomes.append(outcome)
-        outcomeExpiry.append((now.addingTimeInterval(settings.outcomeRetentionSeconds), outcome.command))
+        outcomeRetention.keep(outcome.command, until: now.addingTimeInterval(settings.outcomeRetentionSeconds))
     }
 
 }

@@ -87,16 +87,4 @@ extension SchedulerDaemon {
             try? StateFiles.remove(path)
         }
     }
-
-    func loadOutcomeExpiry(now: Date) {
-        let names = (try? StateFiles.names(in: paths.outcomes)) ?? []
-        for name in names where name.hasSuffix(".json") {
-            var info = stat()
-            let path = "\(paths.outcomes)/\(name)"
-            guard lstat(path, &info) == 0 else { continue }
-            let written = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
-            outcomeExpiry.append((written.addingTimeInterval(settings.outcomeRetentionSeconds), String(name.dropLast(5))))
-        }
-        outcomeExpiry.sort { $0.0 < $1.0 }
-    }
 }
