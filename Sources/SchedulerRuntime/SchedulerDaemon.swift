@@ -49,7 +49,7 @@ public final class SchedulerDaemon {
     let alarm: ExpiryAlarm
     private var transferRunner: TransferRunner!
     /// Transfer attempts to start, pause or cancel once the turn's state is committed.
-    private var transferActions: [TransferAction] = []
+    var transferActions: [TransferAction] = []
     var state: SchedulerState
     private let startedAt: Date
     /// When each outcome file written is due for removal.
@@ -60,7 +60,7 @@ public final class SchedulerDaemon {
     /// pidfds on the processes the scheduler may signal: the only way a signal leaves it.
     let handles = ProcessHandles()
     /// Signals and kills decided this turn, carried out after the commit.
-    var processActions: [ProcessAction] = []
+    var processActions: [SchedulerEffect] = []
     /// Processes of tasks found gone at start-up: their tasks are interrupted once the inbox is
     /// applied, so a completion written while the scheduler was down still counts.
     var goneAtStart: Set<Int32> = []
@@ -226,13 +226,9 @@ public final class SchedulerDaemon {
     }
 
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
-    private func decideAndCommit(now: Date) throws {
+    func decideAndCommit(now: Date) throws {
         expireDueTasks(now: now)
-        let plans = state.dueLaunches(at: now)
-        for plan in plans + state.dueSessionLaunches(at: now, excluding: Set(plans.map(\.app))) { _ = launch(plan, now: now) }
-        state.forgetFinishedTransfers(at: now)
-        transferActions += state.takeTransferActions()
-        transferActions += state.dueTransfers(at: now, busy: transferRunner.inFlight)
+        carryOut(state.effectsOfTime(at: now, busyTransfers: transferRunner.inFlight), now: now)
         var nextWake = state.nextWake(after: now)
         if state.isWaitingOnConditions(at: now) {
             let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)
@@ -242,7 +238,7 @@ public final class SchedulerDaemon {
         poisonGuard.clear()
         // Kills go out once the decision is on disk (the process ledger), so a crash in between
         // is carried out at the next start.
-        execute(processActions)
+        for effect in processActions { signal(effect) }
         processActions.removeAll()
         handles.release(keeping: state.watchedPIDs.union(children))
         alarm.update(from: state, handles: handles)
