@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+import TaskState
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bgtop` while the scheduler is busy: reloads are coalesced, yet keys are answered and the
+/// screen ends on the final state. Functional only: speed is `bgbench dashboard-load`'s business.
+@Suite struct DashboardLoadTests {
+    /// Submits into the inbox from a thread, cycling over `pairs`, until stopped.
+    final class SubmitStream: Sendable {
+        private let state = Mutex<(count: Int, last: String?, failure: String?)>((0, nil, nil))
+        private let stopping = Atomic<Bool>(false)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(paths: StatePaths, pairs: [(Identifier, Identifier)]) {
+            let later = Date().addingTimeInterval(86_400)
+            Thread.detachNewThread { [self] in
+                let inbox = Inbox(paths: paths)
+                var index = 0
+                while !stopping.load(ordering: .relaxed) {
+                    let (app, identifier) = pairs[index % pairs.count]
+                    let request = SubmitRequest(app: app, identifier: identifier, kind: .processing, earliestBeginDate: later)
+                    do {
+                        try inbox.enqueue(Command(issuedAt: Date(), issuerPID: getpid(), action: .submit(request)))
+                        state.withLock {
+                            $0.count += 1
+                            $0.last = identifier.rawValue
+                        }
+                    } catch {
+                        state.withLock { $0.failure = "\(error)" }
+                        break
+                    }
+                    index += 1
+                }
+                done.signal()
+            }
+        }
+
+        var count: Int { state.withLock { $0.count } }
+        var last: String? { state.withLock { $0.last } }
+        var failure: String? { state.withLock { $0.failure } }
+
+        func stop() {
+            guard !stopping.exchange(true, ordering: .relaxed) else { return }
+            done.wait()
+        }
+    }
+
+    @Test func keysAreAnsweredDuringABurstAndTheScreenEndsOnTheFinalState() throws {
+        let env = try TestEnvironment()
+        // Rotated every 4 KiB: the event log is renamed under the dashboard again and again.
+        try env.writeSettings(["eventLogMaximumBytes": 4096, "eventLogKeptFiles": 2])
+        var pairs: [(Identifier, Identifier)] = []
+        for app in 0..<30 {
+            let id = String(format: "com.example.burst%02d", app)
+            let identifiers = (0..<10).map { "\(id).t\($0)" }
+            try env.addApp(id, identifiers: identifiers, modes: ["processing"], script: "exit 0\n")
+            pairs += identifiers.map { (try! Identifier(validating: id), try! Identifier(validating: $0)) }
+        }
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let tmux = try TmuxSession(command: "\(TestEnvironment.binaries)/bgtop --state \(env.state) --config \(env.config); "
+                                   + "echo \"bgtop exited $?\"; sleep 60", width: 160, height: 48)
+        try tmux.waitFor("Pending requests (0)")
+
+        let stream = SubmitStream(paths: env.paths, pairs: pairs)
+        defer { stream.stop() }
+        // The burst is on screen, without any key press.
+        try tmux.waitForScreen("the burst to show", timeout: 10) { !$0.contains("Pending requests (0)") && $0.contains("burst") }
+
+        // Keys are answered while it goes on: the help overlay opens and closes.
+        let appliedBeforeKeys = stream.count
+        tmux.send("?")
+        try tmux.waitFor("this help", timeout: 10)
+        tmux.send("?")
+        try tmux.waitForScreen("the help to close", timeout: 10) { !$0.contains("this help") }
+        // Every pair submitted at least once, and more submits applied after the keys were.
+        try env.waitUntil("a full round of submits", timeout: 60) { stream.count >= pairs.count && stream.count > appliedBeforeKeys + 50 }
+        #expect(stream.failure == nil, "\(stream.failure ?? "")")
+        #expect(stream.count > appliedBeforeKeys, "the keys were pressed while submits were streaming")
+        stream.stop()
+
+        // Once the scheduler has applied the last of them, the screen shows the final state:
+        // every request, and the last submit as the newest event.
+        try env.waitUntil("the inbox to drain", timeout: 60) { ((try? StateFiles.names(in: env.paths.inboxNew)) ?? ["x"]).isEmpty }
+        let last = try #require(stream.last)
+        #expect(try env.requests().count == pairs.count)
+        let final = try tmux.waitForScreen("the final state", timeout: 10) { screen in
+            screen.contains("Pending requests (\(pairs.count))") && newestEvent(screen)?.contains("\(last) not before") == true
+        }
+        #expect(final.contains("\(pairs.count) pending"))
+
+        tmux.send("q")
+        try tmux.waitFor("bgtop exited 0")
+    }
+
+    /// The first row under the events panel's column titles (newest first by default).
+    private func newestEvent(_ screen: String) -> String? {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let title = lines.firstIndex(where: { $0.contains("4 Events (") }), title + 2 < lines.count else { return nil }
+        return String(lines[title + 2])
+    }
+}
