@@ -144,7 +144,7 @@ struct DashboardLoadBench: InterruptibleBench {
         #endif
         Console.line("bgbench dashboard-load (\(build)), \(JSONFormat.string(from: Date()))")
         for line in Machine.describe(directory: workspace.root, scratch: workspace.root).lines { Console.line(line) }
-        Console.line("load:        \(Format.seconds(rate)) submits/s (Inbox.enqueue, durable) to bgtaskd from this build, cycling over "
+        Console.line("stream:      \(Format.seconds(rate)) submits/s (Inbox.enqueue, durable) to bgtaskd from this build, cycling over "
                      + "\(apps * DurableSubmits.identifiersPerApp) processing requests of \(apps) apps")
         Console.line("keys:        every \(keyInterval) s to each program, \(Format.seconds(seconds)) s measured after "
                      + "\(Format.seconds(warmUp)) s of load; tmux 160x48, TERM=xterm-256color")
