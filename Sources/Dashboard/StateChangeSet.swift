@@ -17,7 +17,16 @@ public struct StateChangeSet: Sendable, Hashable {
         case app(Identifier)
     }
 
+    /// A per-app folder of `requests/`, `tasks/` or `transfers/` that appeared or went: every
+    /// record in it is read (or dropped), since files may have been made before it was watched.
+    public enum Folder: Sendable, Hashable {
+        case requests(Identifier)
+        case tasks(Identifier)
+        case transfers(Identifier)
+    }
+
     public private(set) var records: Set<Record> = []
+    public private(set) var folders: Set<Folder> = []
     /// `events.jsonl` (or a rotated file) changed: read the log's new lines.
     public private(set) var eventLog = false
     public private(set) var heartbeat = false
@@ -31,7 +40,7 @@ public struct StateChangeSet: Sendable, Hashable {
     public init() {}
 
     public var isEmpty: Bool {
-        records.isEmpty && !eventLog && !heartbeat && !conditions && !configuration && !everything
+        records.isEmpty && folders.isEmpty && !eventLog && !heartbeat && !conditions && !configuration && !everything
     }
 
     /// Adds one report. `configApps` is the config's `apps/` folder.
@@ -42,37 +51,51 @@ public struct StateChangeSet: Sendable, Hashable {
     /// Adds one report: `name` changed in the watched `directory` (empty: inotify's queue
     /// overflowed), with inotify's `mask`.
     public mutating func add(directory: String, name: String, mask: UInt32, paths: StatePaths, configApps: String) {
-        let change = (directory: directory, name: name, mask: mask)
-        if change.directory == configApps {
+        if directory == configApps {
             configuration = true
             return
         }
-        if change.name.hasPrefix(".") { return }
-        if change.directory.isEmpty || change.mask & UInt32(IN_ISDIR) != 0 || change.mask & UInt32(IN_Q_OVERFLOW) != 0
-            || change.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+        if name.hasPrefix(".") { return }
+        let kinds = [paths.requests, paths.tasks, paths.transfers]
+        if mask & UInt32(IN_ISDIR) != 0, kinds.contains(directory) {
+            // An app's folder: read just that folder. A name that is no app identifier is
+            // reported by reading everything, as at start.
+            guard let app = try? Identifier(validating: name) else {
+                everything = true
+                return
+            }
+            folders.insert(Self.folder(in: directory, app: app, paths: paths))
+            return
+        }
+        let parent = StateFiles.directoryName(of: directory)
+        let app = kinds.contains(parent) ? try? Identifier(validating: String(directory.dropFirst(parent.count + 1))) : nil
+        if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0, let app {
+            folders.insert(Self.folder(in: parent, app: app, paths: paths))
+            return
+        }
+        if directory.isEmpty || mask & UInt32(IN_ISDIR) != 0 || mask & UInt32(IN_Q_OVERFLOW) != 0
+            || mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
             everything = true
             return
         }
-        if change.directory == paths.root {
-            if change.name.hasPrefix("events") && change.name.hasSuffix(".jsonl") { eventLog = true }
-            if change.name == "daemon.json" { heartbeat = true }
-            if change.name == "conditions.json" { conditions = true }
+        if directory == paths.root {
+            if name.hasPrefix("events") && name.hasSuffix(".jsonl") { eventLog = true }
+            if name == "daemon.json" { heartbeat = true }
+            if name == "conditions.json" { conditions = true }
             return
         }
-        if change.directory == paths.apps {
-            if let id = Self.identifier(ofRecord: change.name) { records.insert(.app(id)) }
+        if directory == paths.apps {
+            if let id = Self.identifier(ofRecord: name) { records.insert(.app(id)) }
             return
         }
-        let parent = StateFiles.directoryName(of: change.directory)
-        guard [paths.requests, paths.tasks, paths.transfers].contains(parent),
-              let app = try? Identifier(validating: String(change.directory.dropFirst(parent.count + 1))) else { return }
+        guard let app else { return }
         if parent == paths.transfers {
-            if StatePaths.isPartialDataName(change.name) { return }
-            let name = change.name.hasSuffix(".progress") ? String(change.name.dropLast(".progress".count)) + ".json" : change.name
+            if StatePaths.isPartialDataName(name) { return }
+            let name = name.hasSuffix(".progress") ? String(name.dropLast(".progress".count)) + ".json" : name
             if let id = Self.identifier(ofRecord: name) { records.insert(.transfer(TaskKey(app: app, identifier: id))) }
             return
         }
-        guard let id = Self.identifier(ofRecord: change.name) else { return }
+        guard let id = Self.identifier(ofRecord: name) else { return }
         let key = TaskKey(app: app, identifier: id)
         records.insert(parent == paths.requests ? .request(key) : .task(key))
     }
@@ -80,6 +103,10 @@ public struct StateChangeSet: Sendable, Hashable {
     /// Adds every report.
     public mutating func add(_ changes: [ChangeWatcher.Change], paths: StatePaths, configApps: String) {
         for change in changes { add(change, paths: paths, configApps: configApps) }
+    }
+
+    private static func folder(in parent: String, app: Identifier, paths: StatePaths) -> Folder {
+        parent == paths.requests ? .requests(app) : parent == paths.tasks ? .tasks(app) : .transfers(app)
     }
 
     /// The identifier of `<identifier>.json`; nil for other names (temporary files and the like).

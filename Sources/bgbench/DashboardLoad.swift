@@ -37,6 +37,9 @@ struct DashboardLoadBench: InterruptibleBench {
     @Option(help: "Seconds between two keys to the same program.")
     var keyInterval = 0.25
 
+    @Option(help: "Seconds a key may take to show before it counts as lost.")
+    var keyTimeout = 10.0
+
     @Option(help: "The bgtop to measure (default: the one beside bgbench).")
     var bgtop: String?
 
@@ -53,7 +56,9 @@ struct DashboardLoadBench: InterruptibleBench {
         guard rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be above 0 and at most 10000") }
         guard (1...1000).contains(apps) else { throw ValidationError("--apps must be from 1 to 1000") }
         guard seconds > 0, warmUp >= 0 else { throw ValidationError("--seconds must be positive, --warm-up zero or more") }
-        guard keyInterval >= 0.02 else { throw ValidationError("--key-interval must be at least 0.02") }
+        guard keyInterval >= 0.02, keyTimeout > 0 else {
+            throw ValidationError("--key-interval must be at least 0.02, --key-timeout positive")
+        }
     }
 
     func measure() throws {
@@ -75,6 +80,18 @@ struct DashboardLoadBench: InterruptibleBench {
         let benchApps = try DurableSubmits.apps(count: apps, executable: script)
         let session = try SchedulerSession(workspace: workspace, name: "load", scheduler: scheduler, settings: [:], apps: benchApps)
         defer { session.stop() }
+        // Every request pending before the dashboards start: what is measured is a steady state,
+        // not the first round's new folders.
+        let inbox = Inbox(paths: session.paths)
+        let later = Date().addingTimeInterval(30 * 86_400)
+        for app in benchApps {
+            for identifier in app.identifiers {
+                let request = SubmitRequest(app: app.id, identifier: identifier, kind: .processing, earliestBeginDate: later)
+                try inbox.enqueue(Command(issuedAt: Date(), issuerPID: getpid(), action: .submit(request)))
+            }
+        }
+        let requests = apps * DurableSubmits.identifiersPerApp
+        try waitUntil("bgtaskd to apply the first \(requests) submits", timeout: 120, interval: 0.05) { Self.outcomes(session.paths) >= requests }
         let stream = SubmitStream(paths: session.paths, apps: benchApps, rate: rate)
         defer { stream.stop() }
 
@@ -88,8 +105,8 @@ struct DashboardLoadBench: InterruptibleBench {
         let server = IdleWakeups.tmux(socket, ["display", "-p", "#{pid}"], root: workspace.root)
         if let pid = Int32(server.output.trimmingCharacters(in: .whitespacesAndNewlines)) { Interruption.started(scheduler: pid) }
         if let peer { sessions.append(try TerminalSession(name: "htop", command: "exec \(peer)", socket: socket, scratch: workspace.root)) }
-        var probes = [KeyLatencyProbe(session: sessions[0], key: "?", marker: "this help")]
-        if sessions.count > 1 { probes.append(KeyLatencyProbe(session: sessions[1], key: "h", marker: "Press any key to return")) }
+        var probes = [KeyLatencyProbe(session: sessions[0], key: "?", marker: "this help", timeout: keyTimeout)]
+        if sessions.count > 1 { probes.append(KeyLatencyProbe(session: sessions[1], key: "h", marker: "Press any key to return", timeout: keyTimeout)) }
 
         KeySchedule.settle(probes, seconds: warmUp)
         let cpuBefore = sessions.map { ProcessCPU.seconds($0.pid) }
@@ -107,21 +124,29 @@ struct DashboardLoadBench: InterruptibleBench {
 
         Console.line()
         Console.line("Key -> screen (key written to tmux -> the terminal output showing its effect) and CPU,")
-        Console.line("over \(Format.seconds(elapsed)) s of load:")
+        Console.line("over \(Format.seconds(elapsed)) s of load; a key whose effect is not on screen within \(Format.seconds(keyTimeout)) s is lost:")
         var rows: [[String]] = [["program", "key", "keys", "p50 ms", "p95 ms", "p99 ms", "max ms", "lost", "CPU % of one core"]]
         var cpu: [Double?] = []
+        // A lost key counts as slower than any answered one, so it shows in the quantiles.
+        func latencies(_ probe: KeyLatencyProbe) -> Samples {
+            Samples(probe.latencies + Array(repeating: .infinity, count: probe.timeouts))
+        }
+        func milliseconds(_ value: Double?, _ probe: KeyLatencyProbe) -> String {
+            guard let value, !value.isFinite else { return Format.milliseconds(value) }
+            return "lost (>\(Int(probe.timeout * 1000)))"
+        }
         for (index, probe) in probes.enumerated() {
-            let samples = Samples(probe.latencies)
+            let samples = latencies(probe)
             var used: Double?
             if let before = cpuBefore[index], let after = cpuAfter[index] { used = (after - before) / elapsed * 100 }
             cpu.append(used)
-            rows.append([probe.session.name, probe.key, "\(samples.count)", Format.milliseconds(samples.p50),
-                         Format.milliseconds(samples.quantile(0.95)), Format.milliseconds(samples.p99),
-                         Format.milliseconds(samples.maximum), "\(probe.timeouts)", used.map { String(format: "%.1f", $0) } ?? "exited"])
+            rows.append([probe.session.name, probe.key, "\(samples.count)", milliseconds(samples.p50, probe),
+                         milliseconds(samples.quantile(0.95), probe), milliseconds(samples.p99, probe),
+                         milliseconds(samples.maximum, probe), "\(probe.timeouts)", used.map { String(format: "%.1f", $0) } ?? "exited"])
         }
         if peer == nil { rows.append(["htop", "h", "-", "-", "-", "-", "-", "-", noPeer ? "not run (--no-peer)" : "peer not installed: apt-get install htop"]) }
         Console.table(rows)
-        if probes.count > 1, let ours = Samples(probes[0].latencies).p99, let theirs = Samples(probes[1].latencies).p99 {
+        if probes.count > 1, let ours = latencies(probes[0]).p99, let theirs = latencies(probes[1]).p99 {
             var line = "   ratio bgtop / htop: key p99 \(Format.ratio(ours / max(theirs, 1e-9)))"
             if let a = cpu[0], let b = cpu[1] { line += ", CPU \(Format.ratio(a / max(b, 1e-9)))" }
             Console.line(line)
@@ -144,8 +169,8 @@ struct DashboardLoadBench: InterruptibleBench {
         #endif
         Console.line("bgbench dashboard-load (\(build)), \(JSONFormat.string(from: Date()))")
         for line in Machine.describe(directory: workspace.root, scratch: workspace.root).lines { Console.line(line) }
-        Console.line("stream:      \(Format.seconds(rate)) submits/s (Inbox.enqueue, durable) to bgtaskd from this build, cycling over "
-                     + "\(apps * DurableSubmits.identifiersPerApp) processing requests of \(apps) apps")
+        Console.line("stream:      \(Format.seconds(rate)) submits/s (Inbox.enqueue, durable) to bgtaskd from this build, cycling over the "
+                     + "\(apps * DurableSubmits.identifiersPerApp) processing requests of \(apps) apps, all pending before bgtop starts")
         Console.line("keys:        every \(keyInterval) s to each program, \(Format.seconds(seconds)) s measured after "
                      + "\(Format.seconds(warmUp)) s of load; tmux 160x48, TERM=xterm-256color")
         Console.line("bgtop:       \(dashboard)")

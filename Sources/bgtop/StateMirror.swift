@@ -44,12 +44,36 @@ final class StateMirror {
         var unreadable = Dictionary(snapshot.unreadable.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         if changes.heartbeat { snapshot.heartbeat = read(paths.heartbeat, as: DaemonHeartbeat.self, into: &unreadable) }
         if changes.conditions { snapshot.conditions = read(paths.conditions, as: ConditionsRecord.self, into: &unreadable) }
-        guard !changes.records.isEmpty else {
+        guard !changes.records.isEmpty || !changes.folders.isEmpty else {
             snapshot.unreadable = Array(unreadable.values)
             return
         }
         var changedRequests = false, changedTasks = false, changedTransfers = false, changedApps = false
-        for record in changes.records {
+        // A folder that appeared or went: what it holds now replaces what was known of its app.
+        var records = changes.records
+        for folder in changes.folders {
+            switch folder {
+            case .requests(let app):
+                requests = requests.filter { $0.key.app != app }
+                for id in recordNames(in: "\(paths.requests)/\(app)", into: &unreadable) {
+                    records.insert(.request(TaskKey(app: app, identifier: id)))
+                }
+                changedRequests = true
+            case .tasks(let app):
+                tasks = tasks.filter { $0.key.app != app }
+                for id in recordNames(in: "\(paths.tasks)/\(app)", into: &unreadable) {
+                    records.insert(.task(TaskKey(app: app, identifier: id)))
+                }
+                changedTasks = true
+            case .transfers(let app):
+                transfers = transfers.filter { $0.key.app != app }
+                for id in recordNames(in: "\(paths.transfers)/\(app)", into: &unreadable) {
+                    records.insert(.transfer(TaskKey(app: app, identifier: id)))
+                }
+                changedTransfers = true
+            }
+        }
+        for record in records {
             switch record {
             case .request(let key):
                 requests[key] = read(paths.request(key), as: PendingRequest.self, names: key.description, into: &unreadable) { $0.key.description }
@@ -73,6 +97,21 @@ final class StateMirror {
         if changedTransfers { snapshot.transfers = Array(transfers.values) }
         if changedApps { snapshot.apps = Array(apps.values) }
         snapshot.unreadable = Array(unreadable.values)
+    }
+
+    /// The identifiers of the `<identifier>.json` records in a per-app folder (none when it is gone).
+    private func recordNames(in folder: String, into unreadable: inout [String: StateSnapshot.UnreadableFile]) -> [Identifier] {
+        unreadable[folder] = nil
+        guard StateFiles.exists(folder) else { return [] }
+        do {
+            return try StateFiles.names(in: folder).compactMap { name in
+                guard name.hasSuffix(".json") else { return nil }
+                return try? Identifier(validating: String(name.dropLast(5)))
+            }
+        } catch {
+            unreadable[folder] = StateSnapshot.UnreadableFile(path: folder, reason: error.description)
+            return []
+        }
     }
 
     /// The decoded file; nil when it is gone, and nil plus an unreadable entry when it is bad or

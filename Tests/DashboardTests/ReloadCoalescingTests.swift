@@ -62,10 +62,21 @@ import Glibc
         #expect(set.configuration)
     }
 
-    @Test func foldersAndOverflowReadEverything() {
-        #expect(changes([("/s/requests", "com.new", IN_CREATE | IN_ISDIR)]).everything)
+    @Test func anAppFolderThatAppearsOrGoesIsReadAlone() {
+        let app = try! Identifier(validating: "com.new")
+        let created = changes([("/s/requests", "com.new", IN_CREATE | IN_ISDIR), ("/s/transfers", "com.new", IN_MOVED_TO | IN_ISDIR)])
+        #expect(created.folders == [.requests(app), .transfers(app)])
+        #expect(!created.everything)
+        let gone = changes([("/s/tasks", "com.new", IN_DELETE | IN_ISDIR), ("/s/tasks/com.new", "", IN_DELETE_SELF)])
+        #expect(gone.folders == [.tasks(app)])
+        #expect(!gone.everything)
+    }
+
+    @Test func otherFoldersAndOverflowReadEverything() {
+        #expect(changes([("/s", "requests", IN_CREATE | IN_ISDIR)]).everything)
+        #expect(changes([("/s/requests", "not an app!", IN_CREATE | IN_ISDIR)]).everything)
+        #expect(changes([("/s", "", IN_DELETE_SELF)]).everything)
         #expect(changes([("", "", IN_Q_OVERFLOW)]).everything)
-        #expect(changes([("/s/requests/com.a", "", IN_DELETE_SELF)]).everything)
         #expect(!changes([("/s/requests/com.a", "com.a.x.json", IN_MOVED_TO)]).everything)
     }
 
