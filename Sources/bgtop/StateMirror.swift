@@ -23,7 +23,8 @@ final class StateMirror {
     /// The most recent events, oldest first.
     var events: [Event] { eventTail.events }
 
-    /// Reads everything again.
+    /// Reads every state file again. The event log is not read again: its tail follows the file
+    /// itself, whatever inotify missed.
     func reloadAll() {
         let loaded = StateSnapshot.load(paths)
         requests = Dictionary(loaded.requests.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
@@ -31,7 +32,7 @@ final class StateMirror {
         transfers = Dictionary(loaded.transfers.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         apps = Dictionary(loaded.apps.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         snapshot = loaded
-        eventTail.reload()
+        eventTail.update()
     }
 
     /// Reads each file the changes name, once.

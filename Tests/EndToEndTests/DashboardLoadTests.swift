@@ -98,6 +98,68 @@ import Glibc
         try tmux.waitFor("bgtop exited 0")
     }
 
+    @Test func aBurstIsReadFileByFileNotByReadingTheWholeLogAgain() throws {
+        let env = try TestEnvironment()
+        // A long history, as after days of work: about 3 MB of events, under the 4 MiB rotation.
+        var history = Data()
+        var line = 0
+        while history.count < 3_000_000 {
+            line += 1
+            history.append(try JSONFormat.encodeLine(Event(time: Date(timeIntervalSince1970: 1_700_000_000 + Double(line)), type: .submitted,
+                                                            message: "com.example.old: submitted processing request old.\(line)")))
+        }
+        try EventLog(paths: env.paths).append(history)
+        var pairs: [(Identifier, Identifier)] = []
+        for app in 0..<20 {
+            let id = String(format: "com.example.long%02d", app)
+            let identifiers = (0..<10).map { "\(id).t\($0)" }
+            try env.addApp(id, identifiers: identifiers, modes: ["processing"], script: "exit 0\n")
+            pairs += identifiers.map { (try! Identifier(validating: id), try! Identifier(validating: $0)) }
+        }
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let tmux = try TmuxSession(command: "\(TestEnvironment.binaries)/bgtop --state \(env.state) --config \(env.config); "
+                                   + "echo \"bgtop exited $?\"; sleep 60", width: 160, height: 48)
+        try tmux.waitFor("old.\(line)")
+        let pid = try #require(pidOfDashboard(state: env.state))
+        let before = try #require(bytesRead(by: pid))
+
+        // Every pair twice: 400 submits, each an append to the log and a request file.
+        let inbox = Inbox(paths: env.paths)
+        let later = Date().addingTimeInterval(86_400)
+        for (app, identifier) in pairs + pairs {
+            try inbox.enqueue(Command(issuedAt: Date(), issuerPID: getpid(),
+                                      action: .submit(SubmitRequest(app: app, identifier: identifier, kind: .processing, earliestBeginDate: later))))
+        }
+        let last = pairs.last!.1.rawValue
+        try tmux.waitForScreen("the final state", timeout: 30) { screen in
+            screen.contains("Pending requests (\(pairs.count))") && newestEvent(screen)?.contains("replaced processing request \(last)") == true
+        }
+        let read = try #require(bytesRead(by: pid)) - before
+        // What changed is a few hundred small files and lines; reading the log again even once
+        // would be more than all of that.
+        #expect(read > 0)
+        #expect(read < history.count, "bgtop read \(read) bytes for 400 submits; the log alone is \(history.count)")
+
+        tmux.send("q")
+        try tmux.waitFor("bgtop exited 0")
+    }
+
+    /// Bytes the process has read through read(2) and the like (`rchar` in `/proc/<pid>/io`).
+    private func bytesRead(by pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first { $0.hasPrefix("rchar:") }.flatMap { Int($0.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)) }
+    }
+
+    private func pidOfDashboard(state: String) -> Int32? {
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let command = try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8) else { continue }
+            let words = command.split(separator: "\0")
+            if words.first?.hasSuffix("/bgtop") == true, words.contains(Substring(state)) { return pid }
+        }
+        return nil
+    }
+
     /// The first row under the events panel's column titles (newest first by default).
     private func newestEvent(_ screen: String) -> String? {
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
