@@ -188,6 +188,9 @@ struct DashboardLoadBench: InterruptibleBench {
         for session in sessions { session.stop() }
         let server = IdleWakeups.tmux(socket, ["display", "-p", "#{pid}"], root: scratch)
         _ = IdleWakeups.tmux(socket, ["kill-server"], root: scratch)
+        // tmux leaves its socket file behind; it names a server that no longer exists.
+        let folder = ProcessInfo.processInfo.environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        unlink("\(folder)/tmux-\(getuid())/\(socket)")
         if let pid = Int32(server.output.trimmingCharacters(in: .whitespacesAndNewlines)) { Interruption.stopped(scheduler: pid) }
         for session in sessions {
             for _ in 0..<100 where kill(session.pid, 0) == 0 { usleep(20_000) }
