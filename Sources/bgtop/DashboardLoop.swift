@@ -5,7 +5,8 @@ import Foundation
 import TaskState
 
 /// The dashboard's event loop: one `poll` over the terminal, inotify on the state directory, a
-/// timer that ticks only while something on screen counts down, signals, and command results.
+/// timer that ticks only while something on screen counts down, signals, and command results;
+/// changed files are read at a bounded rate (``ReloadPacing``).
 /// Everything else is the pure ``DashboardView`` and ``DashboardState``.
 final class DashboardLoop {
     private let terminal: CursesTerminal
@@ -22,6 +23,14 @@ final class DashboardLoop {
     /// A pidfd on the scheduler shown as up: its exit is a kernel event, so a scheduler that dies
     /// (even by SIGKILL, leaving its files untouched) is shown as down at once.
     private var scheduler: (pid: Int32, descriptor: Int32)?
+    /// What inotify reported since the last reload, and when the next reload may happen.
+    private var pending = StateChangeSet()
+    private var pacing = ReloadPacing(interval: DashboardLoop.reloadInterval)
+
+    /// The shortest time between two reloads of changed files while changes keep coming: short
+    /// enough that the screen follows the scheduler, long enough that a stream of commits does
+    /// not keep the dashboard busy.
+    static let reloadInterval = 0.2
 
     init(terminal: CursesTerminal, reader: SnapshotReader, watch: StateWatch, dispatch: CommandDispatch,
          themes: ThemeRotation, readOnly: Bool, signals: sigset_t, initialStatus: String? = nil) throws {
@@ -61,6 +70,12 @@ final class DashboardLoop {
     }
 
     /// Runs until `q` or a terminating signal. Returns the signal that ended it, if any.
+    ///
+    /// Keys come first: they are handled and drawn from the state in memory before anything is
+    /// read from disk. inotify's reports are only gathered (``StateChangeSet``); the files they
+    /// name are read when ``ReloadPacing`` says so, at most once per ``reloadInterval``, so a
+    /// stream of commits costs one reload and one redraw per interval. `poll` gets a timeout only
+    /// while a change waits to be read.
     func run() -> Int32? {
         watchScheduler()
         draw()
@@ -74,11 +89,10 @@ final class DashboardLoop {
                 pollfd(fd: scheduler?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
             ]
             armTimer()
-            if poll(&entries, nfds_t(entries.count), -1) < 0 {
+            if poll(&entries, nfds_t(entries.count), pacing.pollTimeout(at: Self.monotonicNow())) < 0 {
                 if errno == EINTR { continue }
                 return nil
             }
-            var stale = false
             if entries[3].revents != 0 {
                 while true {
                     let signal = bg_signalfd_read(signalDescriptor)
@@ -90,34 +104,52 @@ final class DashboardLoop {
                     }
                 }
             }
+            if entries[0].revents != 0 {
+                // Drawn even without a key: ncurses may have taken a resize or a Ctrl-L.
+                for key in terminal.readKeys() where handle(key) == false { return nil }
+                draw()
+            }
+            var redraw = entries[3].revents != 0
             if entries[1].revents != 0 {
                 let changes = watch.drain()
                 if !changes.isEmpty {
-                    if changes.contains(where: { $0.directory == watch.appsDirectory }) { reader.reloadConfiguration() }
-                    mirror.apply(changes)
-                    stale = true
+                    pending.add(changes, paths: reader.paths, configApps: reader.appsDirectory)
+                    if !pending.isEmpty { pacing.changed(at: Self.monotonicNow()) }
                 }
             }
             if entries[2].revents != 0 {
                 // A tick only moves the clock: the redraw below recomputes the countdowns from
                 // the state in memory; nothing is read.
                 bg_timerfd_drain(timerDescriptor)
+                redraw = true
             }
             for result in entries[4].revents != 0 ? dispatch.take() : [] {
                 state.status = DashboardState.Status(result.text, isError: result.isError)
+                redraw = true
             }
-            if entries[5].revents != 0 { stale = true }
-            if stale {
+            let reload = pacing.isDue(at: Self.monotonicNow())
+            if reload {
+                if pending.configuration { reader.reloadConfiguration() }
+                mirror.apply(pending)
+                pending = StateChangeSet()
+            }
+            // A scheduler that exited is shown at once: nothing to read but the lock.
+            if reload || entries[5].revents != 0 {
                 snapshot = reader.build(from: mirror.snapshot, events: mirror.events)
                 watchScheduler()
+                redraw = true
             }
-            if entries[0].revents != 0 {
-                for key in terminal.readKeys() {
-                    if handle(key) == false { return nil }
-                }
-            }
-            draw()
+            if redraw { draw() }
+            // Counted from the end of the reload: however long one takes, the next waits a full interval.
+            if reload { pacing.reloaded(at: Self.monotonicNow()) }
         }
+    }
+
+    /// Seconds on the monotonic clock, for ``ReloadPacing``.
+    private static func monotonicNow() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Applies a key; returns false to quit.

@@ -1,25 +1,30 @@
+import Dashboard
 import Foundation
 import TaskState
 
 /// The dashboard's copy of the state directory, kept current file by file from inotify's
 /// reports, so a change costs reading that file rather than the whole directory (10 000 pending
-/// requests take over 100 ms to read in full).
+/// requests take over 100 ms to read in full), and new events cost reading what was appended.
 final class StateMirror {
     let paths: StatePaths
-    private(set) var requests: [TaskKey: PendingRequest] = [:]
-    private(set) var tasks: [TaskKey: LaunchedTask] = [:]
-    private(set) var transfers: [TaskKey: TransferRecord] = [:]
-    private(set) var apps: [Identifier: AppRecord] = [:]
+    private var requests: [TaskKey: PendingRequest] = [:]
+    private var tasks: [TaskKey: LaunchedTask] = [:]
+    private var transfers: [TaskKey: TransferRecord] = [:]
+    private var apps: [Identifier: AppRecord] = [:]
     private(set) var snapshot = StateSnapshot()
-    /// The most recent events, oldest first, re-read only when the log changes.
-    private(set) var events: [Event] = []
+    private let eventTail: EventTail
 
     init(paths: StatePaths) {
         self.paths = paths
+        eventTail = EventTail(paths: paths, limit: SnapshotReader.eventLimit)
         reloadAll()
     }
 
-    /// Reads everything again.
+    /// The most recent events, oldest first.
+    var events: [Event] { eventTail.events }
+
+    /// Reads every state file again. The event log is not read again: its tail follows the file
+    /// itself, whatever inotify missed.
     func reloadAll() {
         let loaded = StateSnapshot.load(paths)
         requests = Dictionary(loaded.requests.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
@@ -27,77 +32,103 @@ final class StateMirror {
         transfers = Dictionary(loaded.transfers.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         apps = Dictionary(loaded.apps.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         snapshot = loaded
-        events = EventLog(paths: paths).recent(limit: SnapshotReader.eventLimit).events
+        eventTail.update()
     }
 
-    /// Applies inotify's changes; anything it cannot place file by file reloads everything.
-    func apply(_ changes: [ChangeWatcher.Change]) {
+    /// Reads each file the changes name, once.
+    func apply(_ changes: StateChangeSet) {
+        if changes.everything {
+            reloadAll()
+            return
+        }
+        if changes.eventLog { eventTail.update() }
         var unreadable = Dictionary(snapshot.unreadable.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-        for change in changes where !change.name.hasPrefix(".") {
-            let path = "\(change.directory)/\(change.name)"
-            if change.directory.isEmpty || change.mask & UInt32(IN_ISDIR) != 0 || change.mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                reloadAll()
-                return
-            }
-            unreadable[path] = nil
-            let parent = StateFiles.directoryName(of: change.directory)
-            switch (parent, change.directory) {
-            case (paths.requests, _):
-                update(&requests, path: path, as: PendingRequest.self, into: &unreadable)
-            case (paths.tasks, _):
-                update(&tasks, path: path, as: LaunchedTask.self, into: &unreadable)
-            case (paths.transfers, _):
-                if StatePaths.isPartialDataName(change.name) { continue }
-                // A progress file stands for its record: read both and keep the newer.
-                let recordPath = change.name.hasSuffix(".progress") ? String(path.dropLast(".progress".count)) + ".json" : path
-                update(&transfers, path: recordPath, as: TransferRecord.self, into: &unreadable)
-                if let key = transferKey(recordPath), let record = transfers[key] {
-                    transfers[key] = TransferRecord.newest(record, progressFile: paths.transferProgress(key))
+        if changes.heartbeat { snapshot.heartbeat = read(paths.heartbeat, as: DaemonHeartbeat.self, into: &unreadable) }
+        if changes.conditions { snapshot.conditions = read(paths.conditions, as: ConditionsRecord.self, into: &unreadable) }
+        guard !changes.records.isEmpty || !changes.folders.isEmpty else {
+            snapshot.unreadable = Array(unreadable.values)
+            return
+        }
+        var changedRequests = false, changedTasks = false, changedTransfers = false, changedApps = false
+        // A folder that appeared or went: what it holds now replaces what was known of its app.
+        var records = changes.records
+        for folder in changes.folders {
+            switch folder {
+            case .requests(let app):
+                requests = requests.filter { $0.key.app != app }
+                for id in recordNames(in: "\(paths.requests)/\(app)", into: &unreadable) {
+                    records.insert(.request(TaskKey(app: app, identifier: id)))
                 }
-            case (_, paths.apps):
-                guard let id = identifier(change.name) else { continue }
-                apps[id] = read(path, as: AppRecord.self, into: &unreadable)
-            case (_, paths.root):
-                if change.name.hasPrefix("events") { events = EventLog(paths: paths).recent(limit: SnapshotReader.eventLimit).events }
-                if change.name == "daemon.json" { snapshot.heartbeat = read(path, as: DaemonHeartbeat.self, into: &unreadable) }
-                if change.name == "conditions.json" { snapshot.conditions = read(path, as: ConditionsRecord.self, into: &unreadable) }
-            default:
-                continue
+                changedRequests = true
+            case .tasks(let app):
+                tasks = tasks.filter { $0.key.app != app }
+                for id in recordNames(in: "\(paths.tasks)/\(app)", into: &unreadable) {
+                    records.insert(.task(TaskKey(app: app, identifier: id)))
+                }
+                changedTasks = true
+            case .transfers(let app):
+                transfers = transfers.filter { $0.key.app != app }
+                for id in recordNames(in: "\(paths.transfers)/\(app)", into: &unreadable) {
+                    records.insert(.transfer(TaskKey(app: app, identifier: id)))
+                }
+                changedTransfers = true
             }
         }
-        snapshot.requests = Array(requests.values)
-        snapshot.tasks = Array(tasks.values)
-        snapshot.transfers = Array(transfers.values)
-        snapshot.apps = Array(apps.values)
+        for record in records {
+            switch record {
+            case .request(let key):
+                requests[key] = read(paths.request(key), as: PendingRequest.self, names: key.description, into: &unreadable) { $0.key.description }
+                changedRequests = true
+            case .task(let key):
+                tasks[key] = read(paths.task(key), as: LaunchedTask.self, names: key.description, into: &unreadable) { $0.key.description }
+                changedTasks = true
+            case .transfer(let key):
+                // A progress file stands for its record: read both and keep the newer.
+                transfers[key] = read(paths.transfer(key), as: TransferRecord.self, names: key.description, into: &unreadable) { $0.key.description }
+                    .map { TransferRecord.newest($0, progressFile: paths.transferProgress(key)) }
+                changedTransfers = true
+            case .app(let id):
+                apps[id] = read(paths.app(id), as: AppRecord.self, names: id.rawValue, into: &unreadable) { $0.id.rawValue }
+                changedApps = true
+            }
+        }
+        // Only the kinds that changed are gathered again.
+        if changedRequests { snapshot.requests = Array(requests.values) }
+        if changedTasks { snapshot.tasks = Array(tasks.values) }
+        if changedTransfers { snapshot.transfers = Array(transfers.values) }
+        if changedApps { snapshot.apps = Array(apps.values) }
         snapshot.unreadable = Array(unreadable.values)
     }
 
-    private func update<T: Decodable>(_ map: inout [TaskKey: T], path: String, as type: T.Type,
-                                      into unreadable: inout [String: StateSnapshot.UnreadableFile]) {
-        let appName = (path as NSString).deletingLastPathComponent.split(separator: "/").last.map(String.init) ?? ""
-        let fileName = (path as NSString).lastPathComponent
-        guard let app = try? Identifier(validating: appName), let id = identifier(fileName) else { return }
-        map[TaskKey(app: app, identifier: id)] = read(path, as: type, into: &unreadable)
+    /// The identifiers of the `<identifier>.json` records in a per-app folder (none when it is gone).
+    private func recordNames(in folder: String, into unreadable: inout [String: StateSnapshot.UnreadableFile]) -> [Identifier] {
+        unreadable[folder] = nil
+        guard StateFiles.exists(folder) else { return [] }
+        do {
+            return try StateFiles.names(in: folder).compactMap { name in
+                guard name.hasSuffix(".json") else { return nil }
+                return try? Identifier(validating: String(name.dropLast(5)))
+            }
+        } catch {
+            unreadable[folder] = StateSnapshot.UnreadableFile(path: folder, reason: error.description)
+            return []
+        }
     }
 
-    private func transferKey(_ path: String) -> TaskKey? {
-        let appName = (path as NSString).deletingLastPathComponent.split(separator: "/").last.map(String.init) ?? ""
-        guard let app = try? Identifier(validating: appName), let id = identifier((path as NSString).lastPathComponent) else { return nil }
-        return TaskKey(app: app, identifier: id)
-    }
-
-    /// The identifier of `<identifier>.json`, or nil for other names.
-    private func identifier(_ fileName: String) -> Identifier? {
-        guard fileName.hasSuffix(".json") else { return nil }
-        return try? Identifier(validating: String(fileName.dropLast(5)))
-    }
-
-    /// The decoded file; nil when it is gone, and nil plus an unreadable entry when it is bad.
-    private func read<T: Decodable>(_ path: String, as type: T.Type,
-                                    into unreadable: inout [String: StateSnapshot.UnreadableFile]) -> T? {
+    /// The decoded file; nil when it is gone, and nil plus an unreadable entry when it is bad or
+    /// names another record than its place says.
+    private func read<T: Decodable>(_ path: String, as type: T.Type, names expected: String? = nil,
+                                    into unreadable: inout [String: StateSnapshot.UnreadableFile],
+                                    named: (T) -> String = { _ in "" }) -> T? {
+        unreadable[path] = nil
         guard StateFiles.exists(path) else { return nil }
         do {
-            return try JSONFormat.decode(type, from: try StateFiles.read(path))
+            let value = try JSONFormat.decode(type, from: try StateFiles.read(path))
+            if let expected, named(value) != expected {
+                unreadable[path] = StateSnapshot.UnreadableFile(path: path, reason: "contents name \(named(value)), which belongs elsewhere")
+                return nil
+            }
+            return value
         } catch {
             unreadable[path] = StateSnapshot.UnreadableFile(path: path, reason: error.description)
             return nil

@@ -40,7 +40,10 @@ final class StateWatch {
     func drain() -> [ChangeWatcher.Change] {
         let changes = watcher.drain()
         guard !changes.isEmpty else { return [] }
-        refreshWatches()
+        // Only a folder appearing or going can call for a new watch; looking for new per-app
+        // folders on every report would list them all for every commit.
+        let folderMask = UInt32(IN_ISDIR | IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF)
+        if changes.contains(where: { $0.directory.isEmpty || $0.mask & folderMask != 0 }) { refreshWatches() }
         // The scheduler's inbox and outcomes churn with every command; the view shows neither. In
         // the state directory's parent (watched only until it appears) only the directory matters.
         let parent = StateFiles.directoryName(of: paths.root)
