@@ -7,9 +7,9 @@ public struct DashboardSnapshot: Sendable {
     /// A pending request and the reasons it is not running.
     public struct PendingRow: Sendable, Hashable {
         public var request: PendingRequest
-        public var blockers: [String]
+        public var blockers: [Blocker]
 
-        public init(request: PendingRequest, blockers: [String]) {
+        public init(request: PendingRequest, blockers: [Blocker]) {
             self.request = request
             self.blockers = blockers
         }
@@ -25,7 +25,7 @@ public struct DashboardSnapshot: Sendable {
     public var tasks: [LaunchedTask] { didSet { rowCache = RowCache() } }
     public var transfers: [TransferRecord] { didSet { rowCache = RowCache() } }
     /// Why each waiting transfer has not started (the scheduler's own policy, like `blockers`).
-    public var transferBlockers: [TaskKey: [String]]
+    public var transferBlockers: [TaskKey: [TransferBlocker]]
     /// Recent events, oldest first.
     public var events: [Event] { didSet { rowCache = RowCache() } }
     /// Filtered, sorted rows already worked out for this data: a frame asks for them several
@@ -37,7 +37,7 @@ public struct DashboardSnapshot: Sendable {
 
     public init(now: Date, stateDirectory: String, schedulerPID: Int32? = nil, heartbeat: DaemonHeartbeat? = nil,
                 conditions: ConditionsRecord? = nil, pending: [PendingRow] = [], tasks: [LaunchedTask] = [],
-                transfers: [TransferRecord] = [], transferBlockers: [TaskKey: [String]] = [:], events: [Event] = [],
+                transfers: [TransferRecord] = [], transferBlockers: [TaskKey: [TransferBlocker]] = [:], events: [Event] = [],
                 problem: String? = nil) {
         self.now = now
         self.stateDirectory = stateDirectory

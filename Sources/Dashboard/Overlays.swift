@@ -66,14 +66,8 @@ enum Overlays {
             lines = [("app", request.app.rawValue), ("identifier", request.identifier.rawValue), ("kind", request.kind.rawValue),
                      ("earliest begin", date(request.earliestBeginDate)), ("submitted", date(request.submittedAt))]
             let blockers = Set(row.blockers)
-            let constraints: [(String, String)] = [
-                ("earliestBeginDate", "begin date reached"), ("externalPower", "external power (required: \(request.requiresExternalPower ? "yes" : "no"))"),
-                ("network", "network (required: \(request.requiresNetworkConnectivity ? "yes" : "no"))"),
-                ("idle", "machine idle (processing only)"), ("throttled", "app not throttled"), ("appDisabled", "app enabled"),
-                ("lowPower", "not in low power"), ("alreadyRunning", "no task with this identifier running"), ("noManifest", "manifest usable"),
-            ]
-            for (name, text) in constraints {
-                lines.append((blockers.contains(name) ? "  waiting" : "  ok", text))
+            for blocker in Blocker.allCases {
+                lines.append((blockers.contains(blocker) ? "  waiting" : "  ok", Self.condition(clearing: blocker, for: request)))
             }
         case .running:
             let task = snapshot.tasks[source]
@@ -89,7 +83,7 @@ enum Overlays {
             key = transfer.key
             lines = [("app", transfer.app.rawValue), ("identifier", transfer.identifier.rawValue), ("url", transfer.url),
                      ("direction", transfer.direction.rawValue), ("state", transfer.state.rawValue),
-                     ("waiting for", snapshot.transferBlockers[transfer.key]?.joined(separator: ", ") ?? "-"),
+                     ("waiting for", snapshot.transferBlockers[transfer.key]?.map(\.rawValue).joined(separator: ", ") ?? "-"),
                      ("bytes", "\(transfer.bytesTransferred) of \(transfer.bytesExpected.map(String.init) ?? "unknown")"),
                      ("discretionary", transfer.isDiscretionary ? "yes" : "no"), ("earliest begin", date(transfer.earliestBeginDate)),
                      ("retries", "\(transfer.retries)" + (transfer.retryAt.map { ", next at \(date($0))" } ?? "")),
@@ -125,6 +119,21 @@ enum Overlays {
             let labelStyle = line.0.hasSuffix("waiting") ? palette.error : palette.hint
             grid.put(line.0, x: rect.x + 2, y: y, style: labelStyle, maxWidth: 18)
             grid.put(line.1, x: rect.x + 21, y: y, style: palette.text, maxWidth: width - 23)
+        }
+    }
+
+    /// What must hold for `blocker` to clear, as the detail view lists it.
+    static func condition(clearing blocker: Blocker, for request: PendingRequest) -> String {
+        switch blocker {
+        case .earliestBeginDate: return "begin date reached"
+        case .externalPower: return "external power (required: \(request.requiresExternalPower ? "yes" : "no"))"
+        case .network: return "network (required: \(request.requiresNetworkConnectivity ? "yes" : "no"))"
+        case .idle: return "machine idle (processing only)"
+        case .throttled: return "app not throttled"
+        case .appDisabled: return "app enabled"
+        case .lowPower: return "not in low power"
+        case .alreadyRunning: return "no task with this identifier running"
+        case .noManifest: return "manifest usable"
         }
     }
 }

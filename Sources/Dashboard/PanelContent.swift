@@ -38,9 +38,9 @@ struct PanelContent {
                 .compactMap { $0 }.joined(separator: ",")
             // The snapshot was read a moment ago; a begin date that has passed since is no blocker.
             // (Within a second counts as passed, as the EARLIEST column's "due" does.)
-            let blockers = row.blockers.filter { $0 != "earliestBeginDate" || (request.earliestBeginDate ?? now).timeIntervalSince(now) >= 1 }
+            let blockers = row.blockers.filter { $0 != .earliestBeginDate || (request.earliestBeginDate ?? now).timeIntervalSince(now) >= 1 }
             let waiting = blockers.isEmpty ? TableCell("ready: launching", style: palette.good)
-                                               : TableCell(blockers.map(Self.blockerLabel).joined(separator: ", "))
+                                               : TableCell(blockers.map(\.label).joined(separator: ", "))
             return [TableCell(request.app.rawValue, keepsTail: true), TableCell(request.identifier.rawValue, keepsTail: true),
                     TableCell(kindLabel(request.kind, widths[2])),
                     TableCell(DurationText.until(request.earliestBeginDate, from: now)),
@@ -100,24 +100,10 @@ struct PanelContent {
     }
 
     /// A transfer's state, and for a waiting one what it waits for first.
-    static func transferState(_ transfer: TransferRecord, blockers: [String], width: Int) -> String {
+    static func transferState(_ transfer: TransferRecord, blockers: [TransferBlocker], width: Int) -> String {
         guard transfer.state == .waiting, let first = blockers.first else { return transfer.state.rawValue }
-        let label = blockerLabel(first)
+        let label = first.label
         return width >= label.count + 6 ? "wait: " + label : label
-    }
-
-    /// Short words for blockers in the table; the detail view and `bgctl` use the exact names.
-    static func blockerLabel(_ blocker: String) -> String {
-        switch blocker {
-        case "earliestBeginDate": return "begin date"
-        case "externalPower": return "power"
-        case "appDisabled": return "app off"
-        case "lowPower": return "low power"
-        case "alreadyRunning": return "still running"
-        case "noManifest": return "no manifest"
-        case "retryBackoff": return "retry"
-        default: return blocker
-        }
     }
 
     private func kindLabel(_ kind: TaskKind, _ width: Int) -> String {

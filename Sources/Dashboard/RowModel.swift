@@ -52,8 +52,8 @@ extension DashboardSnapshot {
             indices = pending.indices.filter { index in
                 let request = pending[index].request
                 return matches(request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
-                               pending[index].blockers.joined(separator: " "),
-                               pending[index].blockers.map(PanelContent.blockerLabel).joined(separator: ", "))
+                               pending[index].blockers.map(\.rawValue).joined(separator: " "),
+                               pending[index].blockers.map(\.label).joined(separator: ", "))
             }
             indices.sort { a, b in
                 let x = pending[a].request, y = pending[b].request

@@ -326,14 +326,3 @@ extension SchedulerState {
         !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0") && name.utf8.count <= 255
     }
 }
-
-/// Why a waiting transfer has not started.
-public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
-    case earliestBeginDate
-    /// It failed transiently and waits before trying again.
-    case retryBackoff
-    case network
-    /// Discretionary transfers wait for external power.
-    case externalPower
-    case appDisabled
-}

@@ -43,8 +43,8 @@ enum FrameTiming {
             let request = PendingRequest(app: app, identifier: identifier, kind: kind, earliestBeginDate: earliest,
                                          requiresNetworkConnectivity: index % 2 == 0, requiresExternalPower: index % 5 == 0,
                                          submittedAt: submitted)
-            var blockers = ["earliestBeginDate"]
-            if index % 5 == 0 { blockers.append("externalPower") }
+            var blockers: [Blocker] = [.earliestBeginDate]
+            if index % 5 == 0 { blockers.append(.externalPower) }
             pending.append(DashboardSnapshot.PendingRow(request: request, blockers: blockers))
         }
         var tasks: [LaunchedTask] = []

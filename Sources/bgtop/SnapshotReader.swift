@@ -52,11 +52,11 @@ struct SnapshotReader {
         let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)
         let state = SchedulerState(settings: settings, catalog: catalog, snapshot: snapshot, conditions: conditions)
         let pending = snapshot.requests.map { request in
-            DashboardSnapshot.PendingRow(request: request, blockers: state.blockers(for: request, at: now).map(\.rawValue))
+            DashboardSnapshot.PendingRow(request: request, blockers: state.blockers(for: request, at: now))
         }
-        var transferBlockers: [TaskKey: [String]] = [:]
+        var transferBlockers: [TaskKey: [TransferBlocker]] = [:]
         for transfer in snapshot.transfers where transfer.state == .waiting {
-            let blockers = state.transferBlockers(for: transfer, at: now).map(\.rawValue)
+            let blockers = state.transferBlockers(for: transfer, at: now)
             if !blockers.isEmpty { transferBlockers[transfer.key] = blockers }
         }
         let schedulerPID = StateLock.holder(paths)

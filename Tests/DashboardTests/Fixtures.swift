@@ -27,7 +27,7 @@ enum Fixtures {
 
     static func pending(_ app: String, _ identifier: String, _ kind: TaskKind, earliest: TimeInterval? = nil,
                         network: Bool = false, power: Bool = false, submitted: TimeInterval,
-                        blockers: [String]) -> DashboardSnapshot.PendingRow {
+                        blockers: [Blocker]) -> DashboardSnapshot.PendingRow {
         DashboardSnapshot.PendingRow(
             request: PendingRequest(app: id(app), identifier: id(identifier), kind: kind, earliestBeginDate: earliest.map(at),
                                     requiresNetworkConnectivity: network, requiresExternalPower: power, submittedAt: at(submitted)),
@@ -61,17 +61,17 @@ enum Fixtures {
 
     static let busyPending: [DashboardSnapshot.PendingRow] = [
         pending("com.example.mail", "com.example.mail.refresh", .appRefresh, earliest: 25 * 60, submitted: -600,
-                blockers: ["earliestBeginDate"]),
+                blockers: [.earliestBeginDate]),
         pending("com.example.photos", "com.example.photos.upload-library", .processing, power: true, submitted: -3000,
-                blockers: ["externalPower", "idle"]),
+                blockers: [.externalPower, .idle]),
         pending("com.example.podcasts", "com.example.podcasts.download", .processing, network: true, submitted: -1200,
-                blockers: ["network", "idle"]),
+                blockers: [.network, .idle]),
         pending("org.example.backup", "org.example.backup.nightly", .processing, earliest: 7 * 3600 + 300, network: true,
-                power: true, submitted: -7200, blockers: ["earliestBeginDate", "externalPower", "network", "idle"]),
-        pending("com.example.weather", "com.example.weather.refresh", .appRefresh, submitted: -300, blockers: ["throttled"]),
+                power: true, submitted: -7200, blockers: [.earliestBeginDate, .externalPower, .network, .idle]),
+        pending("com.example.weather", "com.example.weather.refresh", .appRefresh, submitted: -300, blockers: [.throttled]),
         pending("com.example.notes", "com.example.notes.sync", .appRefresh, submitted: -2, blockers: []),
         pending("net.example.indexer-with-a-long-name", "net.example.indexer.reindex-everything-now", .processing,
-                submitted: -86_400 * 2, blockers: ["idle"]),
+                submitted: -86_400 * 2, blockers: [.idle]),
     ]
 
     static let busyTasks: [LaunchedTask] = [
@@ -169,9 +169,9 @@ enum Fixtures {
 
     static let throttled = snapshot(
         pending: [
-            pending("com.example.weather", "com.example.weather.refresh", .appRefresh, submitted: -120, blockers: ["throttled"]),
+            pending("com.example.weather", "com.example.weather.refresh", .appRefresh, submitted: -120, blockers: [.throttled]),
             pending("com.example.mail", "com.example.mail.refresh", .appRefresh, earliest: 600, submitted: -60,
-                    blockers: ["earliestBeginDate"]),
+                    blockers: [.earliestBeginDate]),
         ],
         events: Array(busyEvents[5...8]) + [
             event(-120, .submitted, app: "com.example.weather", id: "com.example.weather.refresh", "submitted appRefresh request"),
@@ -180,7 +180,7 @@ enum Fixtures {
     /// The waiting upload waits for external power (it is discretionary).
     static let transfers: DashboardSnapshot = {
         var made = snapshot(transfers: allTransfers)
-        made.transferBlockers = [TaskKey(app: id("com.example.photos"), identifier: id("upload-IMG_2041")): ["externalPower"]]
+        made.transferBlockers = [TaskKey(app: id("com.example.photos"), identifier: id("upload-IMG_2041")): [.externalPower]]
         return made
     }()
 
@@ -209,7 +209,7 @@ enum Fixtures {
             DashboardSnapshot.PendingRow(
                 request: PendingRequest(app: id("com.example.bulk"), identifier: id(String(format: "task-%06d", index)),
                                         kind: .appRefresh, submittedAt: at(-100_000 + TimeInterval(index))),
-                blockers: ["throttled"])
+                blockers: [.throttled])
         }
         return snapshot(pending: pending)
     }

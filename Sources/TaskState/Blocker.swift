@@ -1,4 +1,4 @@
-import TaskState
+import Foundation
 
 /// A reason a pending request is not running now, as shown in `bgctl list` and `bgtop`.
 public enum Blocker: String, Codable, Sendable, CaseIterable {
@@ -21,6 +21,20 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
     /// The app's manifest is missing or broken.
     case noManifest
 
+    /// The short words of tables (`bgtop`'s pending and transfer panels); `bgctl` and the detail
+    /// view use the case name itself.
+    public var label: String {
+        switch self {
+        case .earliestBeginDate: return "begin date"
+        case .externalPower: return "power"
+        case .appDisabled: return "app off"
+        case .lowPower: return "low power"
+        case .alreadyRunning: return "still running"
+        case .noManifest: return "no manifest"
+        case .network, .idle, .throttled: return rawValue
+        }
+    }
+
     /// Blockers that clear by themselves when a time passes.
     public var isTimed: Bool { self == .earliestBeginDate || self == .throttled }
 
@@ -35,3 +49,26 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
         }
     }
 }
+
+/// Why a waiting transfer has not started.
+public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
+    case earliestBeginDate
+    /// It failed transiently and waits before trying again.
+    case retryBackoff
+    case network
+    /// Discretionary transfers wait for external power.
+    case externalPower
+    case appDisabled
+
+    /// The short words of tables, as for ``Blocker/label``.
+    public var label: String {
+        switch self {
+        case .earliestBeginDate: return Blocker.earliestBeginDate.label
+        case .retryBackoff: return "retry"
+        case .network: return Blocker.network.label
+        case .externalPower: return Blocker.externalPower.label
+        case .appDisabled: return Blocker.appDisabled.label
+        }
+    }
+}
+
