@@ -59,14 +59,10 @@ struct AppContext: Sendable {
             // A session's identifier needs no permission, only to be usable as a file name.
             return Identifier.isValid(identifier) ? nil : .init(.notPermitted, "'\(identifier)' is not a valid session identifier")
         }
-        guard let id = try? Identifier(validating: identifier), manifest.permittedIdentifiers.contains(id) else {
+        guard let id = try? Identifier(validating: identifier) else {
             return .init(.notPermitted, "\(identifier) is not in \(app)'s permittedIdentifiers")
         }
-        if let mode = kind.requiredBackgroundMode, !manifest.backgroundModes.contains(mode) {
-            return .init(.notPermitted,
-                         "\(app)'s manifest does not declare the '\(mode.rawValue)' background mode needed for \(kind.rawValue)")
-        }
-        return nil
+        return manifest.refusal(toUse: id, as: kind).map { .init(.notPermitted, $0) }
     }
 }
 

@@ -119,11 +119,8 @@ extension SchedulerState {
         guard submitted.kind != .finishing else {
             return .failure(.invalidCommand("finishing tasks are begun, not submitted"))
         }
-        guard manifest.permittedIdentifiers.contains(submitted.identifier) else {
-            return .failure(.notPermitted("\(submitted.identifier) is not in \(appID)'s permittedIdentifiers"))
-        }
-        if let mode = submitted.kind.requiredBackgroundMode, !manifest.backgroundModes.contains(mode) {
-            return .failure(.notPermitted("\(appID)'s manifest does not declare the '\(mode.rawValue)' background mode needed for \(submitted.kind.rawValue)"))
+        if let refusal = manifest.refusal(toUse: submitted.identifier, as: submitted.kind) {
+            return .failure(.notPermitted(refusal))
         }
         guard app(appID).enabled else {
             return .failure(.unavailable("background work is switched off for \(appID)"))

@@ -48,6 +48,14 @@ public struct SchedulerState: Sendable {
         changes.conditions = true
     }
 
+    /// The state as a reader of the state directory sees it (`bgctl`, `bgtop`): the conditions as
+    /// the scheduler last recorded them (neutral when it never did), so the policy's questions
+    /// (blockers, refusals) are answered as the scheduler would.
+    public init(reading snapshot: StateSnapshot, settings: SchedulerSettings, catalog: ManifestCatalog, now: Date) {
+        self.init(settings: settings, catalog: catalog, snapshot: snapshot,
+                  conditions: snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now))
+    }
+
     /// Hands over the accumulated changes and starts a fresh set.
     public mutating func takeChanges() -> ChangeSet {
         defer { changes = ChangeSet() }

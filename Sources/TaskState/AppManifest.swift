@@ -40,9 +40,7 @@ public struct AppManifest: Codable, Hashable, Sendable {
 
     /// Whether the app may submit `identifier` as `kind`.
     public func permits(_ identifier: Identifier, kind: TaskKind) -> Bool {
-        guard permittedIdentifiers.contains(identifier) else { return false }
-        guard let mode = kind.requiredBackgroundMode else { return true }
-        return backgroundModes.contains(mode)
+        refusal(toUse: identifier, as: kind) == nil
     }
 }
 
@@ -134,3 +132,18 @@ public enum SignalName {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+extension AppManifest {
+    /// Why the manifest does not let its app use `identifier` as `kind`, or `nil` when it does:
+    /// the one rule (and wording) for the library, before it writes a command, and for the
+    /// scheduler, when it applies one.
+    public func refusal(toUse identifier: Identifier, as kind: TaskKind) -> String? {
+        guard permittedIdentifiers.contains(identifier) else {
+            return "\(identifier) is not in \(id)'s permittedIdentifiers"
+        }
+        if let mode = kind.requiredBackgroundMode, !backgroundModes.contains(mode) {
+            return "\(id)'s manifest does not declare the '\(mode.rawValue)' background mode needed for \(kind.rawValue)"
+        }
+        return nil
+    }
+}

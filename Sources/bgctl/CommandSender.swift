@@ -74,9 +74,8 @@ struct CommandSender {
             throw BGCtl.Exit.localFailure
         }
         let snapshot = StateSnapshot.load(locations.paths)
-        let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)
-        var state = SchedulerState(settings: settings, catalog: ManifestCatalog.load(from: locations.appsDirectory),
-                                   snapshot: snapshot, conditions: conditions)
+        var state = SchedulerState(reading: snapshot, settings: settings,
+                                   catalog: ManifestCatalog.load(from: locations.appsDirectory), now: now)
         // The token's claim is taken on trust here (only the scheduler holds the key to check it):
         // a command for another app is refused now rather than queued to be refused later.
         if let token = command.launchToken, let refusal = state.launchScopeRefusal(of: command, launchedFor: token.app) {

@@ -61,8 +61,7 @@ struct Listing: Encodable {
 
     /// Builds the listing from a snapshot, with blockers computed by the scheduler's own policy.
     init(snapshot: StateSnapshot, settings: SchedulerSettings, catalog: ManifestCatalog, now: Date) {
-        let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)
-        let state = SchedulerState(settings: settings, catalog: catalog, snapshot: snapshot, conditions: conditions)
+        let state = SchedulerState(reading: snapshot, settings: settings, catalog: catalog, now: now)
         generatedAt = now
         requests = snapshot.requests.sorted { $0.key < $1.key }.map { request in
             Request(app: request.app, identifier: request.identifier, kind: request.kind,

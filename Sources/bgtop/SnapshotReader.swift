@@ -49,8 +49,7 @@ struct SnapshotReader {
             return DashboardSnapshot(now: now, stateDirectory: paths.root,
                                      problem: "cannot read \(paths.root): \(String(cString: strerror(errno)))")
         }
-        let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)
-        let state = SchedulerState(settings: settings, catalog: catalog, snapshot: snapshot, conditions: conditions)
+        let state = SchedulerState(reading: snapshot, settings: settings, catalog: catalog, now: now)
         let pending = snapshot.requests.map { request in
             DashboardSnapshot.PendingRow(request: request, blockers: state.blockers(for: request, at: now))
         }
