@@ -51,20 +51,7 @@ final class JournalFile {
     func write(_ body: Data) throws(StateError) {
         var data = Data("bgtop-journal 1 \(body.count) \(Self.checksum(body))\n".utf8)
         data.append(body)
-        var failure: StateError?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = pwrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = .system(operation: "cannot write", path: path, errno: errno)
-                    return
-                }
-                offset += n
-            }
-        }
-        if let failure { throw failure }
+        try StateFiles.writeAll(descriptor, data, path: path, at: 0)
         guard ftruncate(descriptor, off_t(data.count)) == 0 else { throw .system(operation: "cannot truncate", path: path, errno: errno) }
         guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
     }

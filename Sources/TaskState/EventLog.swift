@@ -24,7 +24,7 @@ public struct EventLog: Sendable {
         let fd = try RegularFile.open(paths.events, O_WRONLY | O_APPEND | O_CREAT)
         defer { close(fd) }
         let before = Int(lseek(fd, 0, SEEK_END))
-        try Self.writeAll(fd, lines, path: paths.events)
+        try StateFiles.writeAll(fd, lines, path: paths.events)
         return before
     }
 
@@ -108,22 +108,5 @@ public struct EventLog: Sendable {
             }
         }
         return (events, unreadable)
-    }
-
-    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(StateError) {
-        var failure: StateError?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = .system(operation: "cannot write", path: path, errno: errno)
-                    return
-                }
-                offset += n
-            }
-        }
-        if let failure { throw failure }
     }
 }

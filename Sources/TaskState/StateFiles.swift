@@ -54,25 +54,38 @@ public enum StateFiles {
     /// With `durable`, the file is fsynced before the rename and the directory after it, so the
     /// new contents survive a power cut once this returns. Without it, durability is left to a
     /// later ``syncFileSystem(containing:)`` (the group commit does this).
+    /// Writes all of `data` to `fd`, through short writes and interruptions; at `offset` (with
+    /// `pwrite`) when given, else at the file position. The one such loop of the programs.
+    public static func writeAll(_ fd: Int32, _ data: Data, path: String, at offset: off_t? = nil) throws(StateError) {
+        var failure: StateError?
+        data.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let pointer = buffer.baseAddress! + done
+                let n = offset.map { pwrite(fd, pointer, buffer.count - done, $0 + off_t(done)) }
+                    ?? Glibc.write(fd, pointer, buffer.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = .system(operation: "cannot write", path: path, errno: errno)
+                    return
+                }
+                done += n
+            }
+        }
+        if let failure { throw failure }
+    }
+
     public static func write(_ data: Data, to path: String, durable: Bool) throws(StateError) {
         let temporary = temporaryPath(for: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .system(operation: "cannot create", path: temporary, errno: errno) }
         var failure: StateError?
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = .system(operation: "cannot write", path: temporary, errno: errno)
-                    return false
-                }
-                offset += n
-            }
-            return true
+        do throws(StateError) {
+            try writeAll(fd, data, path: temporary)
+        } catch {
+            failure = error
         }
-        if written, durable, fsync(fd) != 0 {
+        if failure == nil, durable, fsync(fd) != 0 {
             failure = .system(operation: "cannot sync", path: temporary, errno: errno)
         }
         if close(fd) != 0, failure == nil {
@@ -96,8 +109,8 @@ public enum StateFiles {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .system(operation: "cannot create", path: path, errno: errno) }
         var failure: StateError?
-        do {
-            try EventLog.writeAll(fd, data, path: path)
+        do throws(StateError) {
+            try writeAll(fd, data, path: path)
         } catch {
             failure = error
         }
