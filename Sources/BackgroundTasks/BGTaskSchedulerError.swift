@@ -37,9 +37,9 @@ extension BGTaskScheduler {
         /// Maps a refusal from the scheduler; names with no code of their own (an unknown app, a
         /// broken command) are `unavailable`.
         init(refusal: CommandOutcome.Refusal) {
-            switch refusal.name {
-            case "tooManyPendingTaskRequests": self.init(.tooManyPendingTaskRequests, refusal.message)
-            case "notPermitted": self.init(.notPermitted, refusal.message)
+            switch refusal.code {
+            case .tooManyPendingTaskRequests?: self.init(.tooManyPendingTaskRequests, refusal.message)
+            case .notPermitted?: self.init(.notPermitted, refusal.message)
             default: self.init(.unavailable, refusal.message)
             }
         }
@@ -50,9 +50,9 @@ extension BGTaskScheduler.Error.Code {
     /// The name as the scheduler and `bgctl` write it.
     public var name: String {
         switch self {
-        case .unavailable: return "unavailable"
-        case .tooManyPendingTaskRequests: return "tooManyPendingTaskRequests"
-        case .notPermitted: return "notPermitted"
+        case .unavailable: return RefusalCode.unavailable.rawValue
+        case .tooManyPendingTaskRequests: return RefusalCode.tooManyPendingTaskRequests.rawValue
+        case .notPermitted: return RefusalCode.notPermitted.rawValue
         }
     }
 

@@ -30,23 +30,26 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
     /// executable. The runtime decides this (it needs the kernel) and hands the core the reason.
     case notAppProcess(String)
 
-    /// The error's name, as in `bgctl` messages and command outcomes.
-    public var name: String {
+    /// The error's code, whose name `bgctl` messages and command outcomes carry.
+    public var code: RefusalCode {
         switch self {
-        case .notPermitted: return "notPermitted"
-        case .tooManyPendingTaskRequests: return "tooManyPendingTaskRequests"
-        case .unavailable: return "unavailable"
-        case .unknownApp: return "unknownApp"
-        case .noSuchRequest: return "noSuchRequest"
-        case .noSuchTask: return "noSuchTask"
-        case .alreadyRunning: return "alreadyRunning"
-        case .alreadyExpiring: return "alreadyExpiring"
-        case .ambiguous: return "ambiguous"
-        case .invalidCommand: return "invalidCommand"
-        case .launchFailed: return "launchFailed"
-        case .notAppProcess: return "notAppProcess"
+        case .notPermitted: return .notPermitted
+        case .tooManyPendingTaskRequests: return .tooManyPendingTaskRequests
+        case .unavailable: return .unavailable
+        case .unknownApp: return .unknownApp
+        case .noSuchRequest: return .noSuchRequest
+        case .noSuchTask: return .noSuchTask
+        case .alreadyRunning: return .alreadyRunning
+        case .alreadyExpiring: return .alreadyExpiring
+        case .ambiguous: return .ambiguous
+        case .invalidCommand: return .invalidCommand
+        case .launchFailed: return .launchFailed
+        case .notAppProcess: return .notAppProcess
         }
     }
+
+    /// The error's name, as in `bgctl` messages and command outcomes.
+    public var name: String { code.rawValue }
 
     public var message: String {
         switch self {
@@ -61,5 +64,5 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String { "\(name): \(message)" }
 
     /// The refusal as written in a command outcome.
-    public var refusal: CommandOutcome.Refusal { CommandOutcome.Refusal(name: name, message: message) }
+    public var refusal: CommandOutcome.Refusal { CommandOutcome.Refusal(code, message: message) }
 }

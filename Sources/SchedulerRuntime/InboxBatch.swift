@@ -52,7 +52,7 @@ extension SchedulerDaemon {
                 state.record(quarantine(path, reason: "\(error)", now: now, type: .commandRejected))
                 if Command.isValidID(stem) {
                     queueOutcome(CommandOutcome(command: stem, type: nil, appliedAt: now,
-                                                error: .init(name: "invalidCommand", message: "\(error)")), now: now)
+                                                error: .init(.invalidCommand, message: "\(error)")), now: now)
                 }
                 continue
             }

@@ -73,7 +73,7 @@ extension SchedulerDaemon {
         state.record(quarantine(path, reason: reason, now: now, type: .commandRejected))
         if Command.isValidID(stem) {
             queueOutcome(CommandOutcome(command: stem, type: nil, appliedAt: now,
-                                        error: .init(name: "invalidCommand", message: reason)), now: now)
+                                        error: .init(.invalidCommand, message: reason)), now: now)
         }
     }
 
