@@ -185,9 +185,11 @@ public final class BGURLSession: Sendable {
                 if !watchingFolder { watchingFolder = (try? box.watcher.watch(folder)) != nil }
                 current.deliver()
             }
-            var entries = [pollfd(fd: box.watcher.descriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: pipe.readEnd, events: Int16(POLLIN), revents: 0)]
-            if poll(&entries, 2, -1) < 0 && errno != EINTR { return }
+            var poll = KernelPoll<Int32>()
+            poll.watch(box.watcher.descriptor, box.watcher.descriptor)
+            poll.watch(pipe.readEnd, pipe.readEnd)
+            // Whatever woke it, the session's records are read again at the top of the loop.
+            if poll.wait() == nil { return }
             pipe.drain()
             _ = box.watcher.drain()
             if !box.watcher.watchedDirectories.contains(folder) { watchingFolder = false }

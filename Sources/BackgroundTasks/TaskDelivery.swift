@@ -93,11 +93,13 @@ final class TaskDelivery: Sendable {
                 watchingAppFolder = (try? watcher.watch(context.tasksDirectory)) != nil
             }
             scan()
-            var entries = [pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
+            var poll = KernelPoll<Int32>()
+            poll.watch(watcher.descriptor, watcher.descriptor)
+            poll.watch(wakePipe.readEnd, wakePipe.readEnd)
             let until = guarded.withLock { $0.expectedUntil }
             let timeout = until.map { Int32(max(0, min($0.timeIntervalSinceNow * 1000 + 1, 60_000))) } ?? -1
-            if poll(&entries, 2, timeout) < 0 && errno != EINTR { return }
+            // Whatever woke it, the folder is read again at the top of the loop.
+            if poll.wait(milliseconds: timeout) == nil { return }
             wakePipe.drain()
             for change in watcher.drain() where change.directory == context.tasksDirectory && change.name.isEmpty
                 && change.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {

@@ -125,10 +125,12 @@ final class ExpiryAlarm: Sendable {
     // MARK: - The thread
 
     private func run() {
-        var entries = [pollfd(fd: timer, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
+        var poll = KernelPoll<Int32>()
+        poll.watch(timer, timer)
+        poll.watch(wakePipe.readEnd, wakePipe.readEnd)
         while true {
-            while poll(&entries, 2, -1) < 0 && errno == EINTR {}
+            // Whatever woke it (the timer, a new schedule, stop), it looks at the schedule again.
+            _ = poll.wait()
             bg_timerfd_drain(timer)
             wakePipe.drain()
             let (stopping, fired) = schedule.withLock { shared -> (Bool, Bool) in

@@ -92,39 +92,50 @@ final class KernelWait {
 
     /// Sleeps until at least one source is ready and reports everything that is.
     func wait() -> Wake {
-        var entries = [
-            pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: stopPipe.readEnd, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: notifyPipe.readEnd, events: Int16(POLLIN), revents: 0),
-        ]
-        let watched = pidDescriptors.sorted { $0.key < $1.key }
-        for (_, descriptor) in watched { entries.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
-        while poll(&entries, nfds_t(entries.count), -1) < 0 && errno == EINTR {}
+        var poll = KernelPoll<Source>()
+        poll.watch(.signals, signalDescriptor)
+        poll.watch(.changes, watcher.descriptor)
+        poll.watch(.timer, timerDescriptor)
+        poll.watch(.stop, stopPipe.readEnd)
+        poll.watch(.notify, notifyPipe.readEnd)
+        for (pid, descriptor) in pidDescriptors { poll.watch(.exit(pid), descriptor) }
+        let ready = poll.wait() ?? []
 
         var wake = Wake()
-        if entries[0].revents != 0 {
+        if ready.contains(.signals) {
             while true {
                 let signal = bg_signalfd_read(signalDescriptor)
                 if signal <= 0 { break }
                 wake.signals.append(signal)
             }
         }
-        if entries[1].revents != 0 { wake.changes = watcher.drain() }
-        if entries[2].revents != 0 {
+        if ready.contains(.changes) { wake.changes = watcher.drain() }
+        if ready.contains(.timer) {
             bg_timerfd_drain(timerDescriptor)
             wake.timer = true
         }
-        if entries[3].revents != 0 { wake.stopRequested = true }
-        if entries[4].revents != 0 {
+        if ready.contains(.stop) { wake.stopRequested = true }
+        if ready.contains(.notify) {
             notifyPipe.drain()
             wake.notified = true
         }
-        for (index, (pid, _)) in watched.enumerated() where entries[5 + index].revents != 0 {
+        for case .exit(let pid) in ready.sorted(by: { $0.order < $1.order }) {
             wake.exitedPIDs.append(pid)
             stopWatchingExit(of: pid)
         }
         return wake
+    }
+
+    /// What the loop sleeps on.
+    private enum Source: Hashable {
+        case signals, changes, timer, stop, notify
+        /// A watched process (by its pidfd) ended.
+        case exit(Int32)
+
+        /// Exits are reported in pid order.
+        var order: Int64 {
+            if case .exit(let pid) = self { return Int64(pid) }
+            return -1
+        }
     }
 }

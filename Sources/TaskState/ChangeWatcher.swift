@@ -68,12 +68,9 @@ public final class ChangeWatcher {
     /// Blocks until the watcher has changes or `timeout` passes (`nil` waits forever).
     /// Returns whether changes are ready.
     public func wait(timeout: TimeInterval?) -> Bool {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        var poll = KernelPoll<Int32>()
+        poll.watch(descriptor, descriptor)
         let milliseconds = timeout.map { Int32(max(0, min($0 * 1000, Double(Int32.max)))) } ?? -1
-        while true {
-            let rc = poll(&entry, 1, milliseconds)
-            if rc < 0 && errno == EINTR { continue }
-            return rc > 0
-        }
+        return poll.wait(milliseconds: milliseconds)?.isEmpty == false
     }
 }

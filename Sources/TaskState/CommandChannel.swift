@@ -47,11 +47,12 @@ public struct CommandChannel: Sendable {
             }
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 { return .noAnswer }
-            var entries = [pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: scheduler, events: Int16(POLLIN), revents: 0)]
-            let rc = poll(&entries, scheduler >= 0 ? 2 : 1, Int32(min(remaining * 1000 + 1, Double(Int32.max))))
-            if rc > 0 && entries[0].revents != 0 { _ = watcher.drain() }
-            if rc > 0 && scheduler >= 0 && entries[1].revents != 0 {
+            var poll = KernelPoll<WaitSource>()
+            poll.watch(.outcomes, watcher.descriptor)
+            poll.watch(.schedulerExit, scheduler)
+            let ready = poll.wait(milliseconds: Int32(min(remaining * 1000 + 1, Double(Int32.max)))) ?? []
+            if ready.contains(.outcomes) { _ = watcher.drain() }
+            if ready.contains(.schedulerExit) {
                 if let data = try? StateFiles.read(path), let outcome = try? JSONFormat.decode(CommandOutcome.self, from: data) {
                     return .applied(outcome)
                 }
@@ -65,3 +66,11 @@ import CLinuxSupport
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// What ``CommandChannel`` waits on for an outcome.
+private enum WaitSource: Hashable {
+    /// `outcomes/` changed.
+    case outcomes
+    /// The scheduler's pidfd: it ended.
+    case schedulerExit
+}

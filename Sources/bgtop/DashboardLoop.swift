@@ -9,6 +9,11 @@ import TaskState
 /// changed files are read at a bounded rate (``ReloadPacing``).
 /// Everything else is the pure ``DashboardView`` and ``DashboardState``.
 final class DashboardLoop {
+    /// What the loop sleeps on.
+    private enum Source: Hashable {
+        case terminal, stateChanges, tick, signals, commandResults, schedulerExit
+    }
+
     private let terminal: CursesTerminal
     private var reader: SnapshotReader
     private let mirror: StateMirror
@@ -80,20 +85,16 @@ final class DashboardLoop {
         watchScheduler()
         draw()
         while true {
-            var entries = [
-                pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: dispatch.descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: scheduler?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
-            ]
+            var poll = KernelPoll<Source>()
+            poll.watch(.terminal, terminal.inputDescriptor)
+            poll.watch(.stateChanges, watch.descriptor)
+            poll.watch(.tick, timerDescriptor)
+            poll.watch(.signals, signalDescriptor)
+            poll.watch(.commandResults, dispatch.descriptor)
+            poll.watch(.schedulerExit, scheduler?.descriptor ?? -1)
             armTimer()
-            if poll(&entries, nfds_t(entries.count), pacing.pollTimeout(at: Self.monotonicNow())) < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if entries[3].revents != 0 {
+            guard let ready = poll.wait(milliseconds: pacing.pollTimeout(at: Self.monotonicNow())) else { return nil }
+            if ready.contains(.signals) {
                 while true {
                     let signal = bg_signalfd_read(signalDescriptor)
                     if signal <= 0 { break }
@@ -104,26 +105,26 @@ final class DashboardLoop {
                     }
                 }
             }
-            if entries[0].revents != 0 {
+            if ready.contains(.terminal) {
                 // Drawn even without a key: ncurses may have taken a resize or a Ctrl-L.
                 for key in terminal.readKeys() where handle(key) == false { return nil }
                 draw()
             }
-            var redraw = entries[3].revents != 0
-            if entries[1].revents != 0 {
+            var redraw = ready.contains(.signals)
+            if ready.contains(.stateChanges) {
                 let changes = watch.drain()
                 if !changes.isEmpty {
                     pending.add(changes, paths: reader.paths, configApps: reader.appsDirectory)
                     if !pending.isEmpty { pacing.changed(at: Self.monotonicNow()) }
                 }
             }
-            if entries[2].revents != 0 {
+            if ready.contains(.tick) {
                 // A tick only moves the clock: the redraw below recomputes the countdowns from
                 // the state in memory; nothing is read.
                 bg_timerfd_drain(timerDescriptor)
                 redraw = true
             }
-            for result in entries[4].revents != 0 ? dispatch.take() : [] {
+            for result in ready.contains(.commandResults) ? dispatch.take() : [] {
                 state.status = DashboardState.Status(result.text, isError: result.isError)
                 redraw = true
             }
@@ -134,7 +135,7 @@ final class DashboardLoop {
                 pending = StateChangeSet()
             }
             // A scheduler that exited is shown at once: nothing to read but the lock.
-            if reload || entries[5].revents != 0 {
+            if reload || ready.contains(.schedulerExit) {
                 snapshot = reader.build(from: mirror.snapshot, events: mirror.events)
                 watchScheduler()
                 redraw = true

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One `poll(2)` over named sources: what the programs' loops sleep in (the scheduler, its expiry
+/// alarm, the dashboard, the library's threads, the command channel), so that no loop reads the
+/// kernel's answer by position.
+public struct KernelPoll<Source: Hashable> {
+    private var sources: [Source] = []
+    private var entries: [pollfd] = []
+
+    public init() {}
+
+    /// Watches `descriptor` for input as `source`, replacing what `source` watched before. A
+    /// negative descriptor is kept but never ready (poll ignores it).
+    public mutating func watch(_ source: Source, _ descriptor: Int32) {
+        if let index = sources.firstIndex(of: source) {
+            entries[index].fd = descriptor
+        } else {
+            sources.append(source)
+            entries.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+        }
+    }
+
+    /// Stops watching `source`.
+    public mutating func remove(_ source: Source) {
+        guard let index = sources.firstIndex(of: source) else { return }
+        sources.remove(at: index)
+        entries.remove(at: index)
+    }
+
+    /// Sleeps until a source is ready (input, hang-up or error) or `milliseconds` pass (negative:
+    /// no limit); a signal's interruption (`EINTR`) waits again. Returns the ready sources (none
+    /// after a timeout), or `nil` when `poll` itself failed.
+    public mutating func wait(milliseconds: Int32 = -1) -> Set<Source>? {
+        for index in entries.indices { entries[index].revents = 0 }
+        while poll(&entries, nfds_t(entries.count), milliseconds) < 0 {
+            if errno != EINTR { return nil }
+        }
+        var ready: Set<Source> = []
+        for (source, entry) in zip(sources, entries) where entry.revents != 0 { ready.insert(source) }
+        return ready
+    }
+}
