@@ -77,7 +77,9 @@ let package = Package(
         .executableTarget(
             name: "bgtop",
             dependencies: [
-                // Stormy is listed so that `swift run bgtop --demo` builds the example app it runs.
+                // Stormy is listed so that `swift run bgtop --demo` builds the example app it runs:
+                // SwiftPM has no build-only dependency between executables (plugins cannot build
+                // a product for `swift run`), so this is the one way; nothing imports Stormy.
                 "Dashboard", "CursesTerminal", "CNcurses", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
                 "LoopbackServer", "Stormy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -103,7 +105,8 @@ let package = Package(
         .executableTarget(
             name: "bgbench",
             dependencies: [
-                // bgtaskd and bgtop are listed so that `swift run bgbench` builds the programs it drives.
+                // bgtaskd, bgctl and bgtop are listed so that `swift run bgbench` builds the programs
+                // it drives (no build-only dependency exists in SwiftPM; see bgtop above); none is imported.
                 "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "LoopbackServer", "bgtaskd", "bgctl", "bgtop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
