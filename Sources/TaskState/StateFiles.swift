@@ -77,24 +77,7 @@ public enum StateFiles {
 
     public static func write(_ data: Data, to path: String, durable: Bool) throws(StateError) {
         let temporary = temporaryPath(for: path)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .system(operation: "cannot create", path: temporary, errno: errno) }
-        var failure: StateError?
-        do throws(StateError) {
-            try writeAll(fd, data, path: temporary)
-        } catch {
-            failure = error
-        }
-        if failure == nil, durable, fsync(fd) != 0 {
-            failure = .system(operation: "cannot sync", path: temporary, errno: errno)
-        }
-        if close(fd) != 0, failure == nil {
-            failure = .system(operation: "cannot close", path: temporary, errno: errno)
-        }
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
+        try create(data, at: temporary, durable: durable)
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)

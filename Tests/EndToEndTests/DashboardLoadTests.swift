@@ -54,17 +54,10 @@ import Glibc
         let env = try TestEnvironment()
         // Rotated every 4 KiB: the event log is renamed under the dashboard again and again.
         try env.writeSettings(["eventLogMaximumBytes": 4096, "eventLogKeptFiles": 2])
-        var pairs: [(Identifier, Identifier)] = []
-        for app in 0..<30 {
-            let id = String(format: "com.example.burst%02d", app)
-            let identifiers = (0..<10).map { "\(id).t\($0)" }
-            try env.addApp(id, identifiers: identifiers, modes: ["processing"], script: "exit 0\n")
-            pairs += identifiers.map { (try! Identifier(validating: id), try! Identifier(validating: $0)) }
-        }
+        let pairs = try addApps(env, prefix: "com.example.burst", count: 30)
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        let tmux = try TmuxSession(command: "\(TestEnvironment.binaries)/bgtop --state \(env.state) --config \(env.config); "
-                                   + "echo \"bgtop exited $?\"; sleep 60", width: 160, height: 48)
+        let tmux = try dashboard(env)
         try tmux.waitFor("Pending requests (0)")
 
         let stream = SubmitStream(paths: env.paths, pairs: pairs)
@@ -109,17 +102,10 @@ import Glibc
                                                             message: "com.example.old: submitted processing request old.\(line)")))
         }
         try EventLog(paths: env.paths).append(history)
-        var pairs: [(Identifier, Identifier)] = []
-        for app in 0..<20 {
-            let id = String(format: "com.example.long%02d", app)
-            let identifiers = (0..<10).map { "\(id).t\($0)" }
-            try env.addApp(id, identifiers: identifiers, modes: ["processing"], script: "exit 0\n")
-            pairs += identifiers.map { (try! Identifier(validating: id), try! Identifier(validating: $0)) }
-        }
+        let pairs = try addApps(env, prefix: "com.example.long", count: 20)
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        let tmux = try TmuxSession(command: "\(TestEnvironment.binaries)/bgtop --state \(env.state) --config \(env.config); "
-                                   + "echo \"bgtop exited $?\"; sleep 60", width: 160, height: 48)
+        let tmux = try dashboard(env)
         try tmux.waitFor("old.\(line)")
         let pid = try #require(pidOfDashboard(state: env.state))
         let before = try #require(bytesRead(by: pid))
@@ -165,5 +151,23 @@ import Glibc
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
         guard let title = lines.firstIndex(where: { $0.contains("4 Events (") }), title + 2 < lines.count else { return nil }
         return String(lines[title + 2])
+    }
+
+    /// `count` apps `<prefix>NN`, ten processing identifiers each; returns every (app, identifier).
+    private func addApps(_ env: TestEnvironment, prefix: String, count: Int) throws -> [(Identifier, Identifier)] {
+        var pairs: [(Identifier, Identifier)] = []
+        for app in 0..<count {
+            let id = String(format: "\(prefix)%02d", app)
+            let identifiers = (0..<10).map { "\(id).t\($0)" }
+            try env.addApp(id, identifiers: identifiers, modes: ["processing"], script: "exit 0\n")
+            pairs += identifiers.map { (try! Identifier(validating: id), try! Identifier(validating: $0)) }
+        }
+        return pairs
+    }
+
+    /// bgtop on the environment's state, in a 160×48 tmux window.
+    private func dashboard(_ env: TestEnvironment) throws -> TmuxSession {
+        try TmuxSession(command: "\(TestEnvironment.binaries)/bgtop --state \(env.state) --config \(env.config); "
+                        + "echo \"bgtop exited $?\"; sleep 60", width: 160, height: 48)
     }
 }
