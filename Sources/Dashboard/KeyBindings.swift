@@ -7,7 +7,7 @@ public enum KeyBindings {
                    panels: [.pending], refusedInReadOnly: true, footer: FooterHint("l", "launch", position: 0)),
         KeyBinding("e", "simulate expiration of the selected handler", [(.key(.character("e")), .act(.expire))],
                    panels: [.running], refusedInReadOnly: true, footer: FooterHint("e", "expire", position: 0)),
-        KeyBinding("c", "cancel the selected request or transfer (asks first)", [(.key(.character("c")), .act(.cancel))],
+        KeyBinding("c", "cancel the selected request or transfer (y/n)", [(.key(.character("c")), .act(.cancel))],
                    panels: [.pending, .transfers], refusedInReadOnly: true, footer: FooterHint("c", "cancel", position: 1)),
         KeyBinding("p", "pause or resume the selected transfer", [(.key(.character("p")), .act(.pauseOrResume))],
                    panels: [.transfers], refusedInReadOnly: true, footer: FooterHint("p", "pause", position: 0)),
@@ -18,9 +18,9 @@ public enum KeyBindings {
         KeyBinding("Up/Down, j/k", "move the selection",
                    [(.key(.up), .move(.rows(-1))), (.key(.down), .move(.rows(1))),
                     (.key(.character("k")), .move(.rows(-1))), (.key(.character("j")), .move(.rows(1)))]),
-        KeyBinding("PgUp/PgDn, Home/End", "page, first, last",
-                   [(.key(.pageUp), .move(.pageUp)), (.key(.pageDown), .move(.pageDown)),
-                    (.key(.home), .move(.first)), (.key(.end), .move(.last)),
+        KeyBinding("PgUp/PgDn", "page up, page down", [(.key(.pageUp), .move(.pageUp)), (.key(.pageDown), .move(.pageDown))]),
+        KeyBinding("Home/End, g/G", "first row, last row",
+                   [(.key(.home), .move(.first)), (.key(.end), .move(.last)),
                     (.key(.character("g")), .move(.first)), (.key(.character("G")), .move(.last))]),
         KeyBinding("/", "filter as you type; Enter keeps, Esc clears", [(.key(.character("/")), .editFilter)],
                    footer: FooterHint("/", "filter", position: 3)),
@@ -65,7 +65,11 @@ public enum KeyBindings {
 
     /// The footer words of the bindings read-only mode refuses: "launch, expire, cancel and pause".
     public static var refusedInReadOnlySummary: String {
-        let words = table.filter(\.refusedInReadOnly).map { $0.footer?.label ?? $0.keys }
+        list(table.filter(\.refusedInReadOnly).map { $0.footer?.label ?? $0.keys })
+    }
+
+    /// "a, b and c".
+    private static func list(_ words: [String]) -> String {
         guard words.count > 1 else { return words.joined() }
         return words.dropLast().joined(separator: ", ") + " and " + words.last!
     }
@@ -74,7 +78,7 @@ public enum KeyBindings {
     public static var commandLineHelp: String {
         let width = table.map(\.keys.count).max() ?? 0
         let lines = table.map { "  " + $0.keys + String(repeating: " ", count: width + 3 - $0.keys.count) + $0.help }
-        let refused = table.filter(\.refusedInReadOnly).map(\.keys).joined(separator: ", ")
+        let refused = list(table.filter(\.refusedInReadOnly).map(\.keys))
         return (["Keys:"] + lines + ["With --read-only, \(refused) are disabled."]).joined(separator: "\n")
     }
 }
