@@ -152,7 +152,7 @@ public enum DashboardView {
 
     private static func footer(_ grid: inout CellGrid, state: DashboardState, row: Int, palette: Palette, glyphs: Glyphs) {
         let hints = KeyBindings.footerHints(for: state.focus).map { hint, binding in
-            (key: glyphs == .ascii ? hint.asciiKey : hint.key, label: hint.label, enabled: !(state.readOnly && binding.refusedInReadOnly))
+            (key: hint.key(for: glyphs), label: hint.label, enabled: !(state.readOnly && binding.refusedInReadOnly))
         }
         let label = state.readOnly ? " read-only" : ""
         // Two spaces between hints where they fit, one where the terminal is narrow.
