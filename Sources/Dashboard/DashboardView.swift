@@ -150,27 +150,9 @@ public enum DashboardView {
         }
     }
 
-    /// The keys that apply to the focused panel; actions greyed in read-only mode.
-    static func hints(for state: DashboardState) -> [(key: String, label: String, enabled: Bool)] {
-        var hints: [(String, String, Bool)] = []
-        switch state.focus {
-        case .pending:
-            hints += [("l", "launch", !state.readOnly), ("c", "cancel", !state.readOnly)]
-        case .running:
-            hints += [("e", "expire", !state.readOnly)]
-        case .transfers:
-            hints += [("p", "pause", !state.readOnly), ("c", "cancel", !state.readOnly)]
-        case .events:
-            break
-        }
-        hints += [("↵", "details", true), ("/", "filter", true), ("s", "sort", true), ("tab", "panel", true),
-                  ("t", "theme", true), ("?", "help", true), ("q", "quit", true)]
-        return hints.map { (key: $0.0, label: $0.1, enabled: $0.2) }
-    }
-
     private static func footer(_ grid: inout CellGrid, state: DashboardState, row: Int, palette: Palette, glyphs: Glyphs) {
-        let hints = hints(for: state).map { hint in
-            (key: hint.key == "↵" && glyphs == .ascii ? "enter" : hint.key, label: hint.label, enabled: hint.enabled)
+        let hints = KeyBindings.footerHints(for: state.focus).map { hint, binding in
+            (key: hint.key(for: glyphs), label: hint.label, enabled: !(state.readOnly && binding.refusedInReadOnly))
         }
         let label = state.readOnly ? " read-only" : ""
         // Two spaces between hints where they fit, one where the terminal is narrow.

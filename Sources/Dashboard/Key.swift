@@ -9,3 +9,13 @@ public enum Key: Hashable, Sendable {
     case wheelUp(x: Int, y: Int)
     case wheelDown(x: Int, y: Int)
 }
+
+extension Key {
+    /// Where a mouse action happened; nil for keys.
+    public var pointer: (x: Int, y: Int)? {
+        switch self {
+        case .click(let x, let y), .wheelUp(let x, let y), .wheelDown(let x, let y): return (x, y)
+        default: return nil
+        }
+    }
+}

@@ -18,123 +18,107 @@ extension DashboardState {
             break
         }
         if isEditingFilter { return editFilter(key) }
-        switch key {
-        case .character("q"):
+        guard let (binding, command) = KeyBindings.lookup(key) else { return [] }
+        switch command {
+        case .quit:
             return [.quit]
-        case .escape:
+        case .closeOverlayOrClearFilter:
             if overlay != .none {
                 overlay = .none
             } else if !filter.isEmpty {
                 filter = ""
                 status = Status("filter cleared")
             }
-        case .character("?"):
+        case .toggleHelp:
             overlay = overlay == .help ? .none : .help
-        case .enter:
+        case .toggleDetails:
             overlay = overlay == .detail ? .none : (selectedID(snapshot) == nil ? .none : .detail)
-        case .tab:
+        case .focusNext:
             focus = Panel(rawValue: (focus.rawValue + 1) % Panel.allCases.count)!
-        case .backTab:
+        case .focusPrevious:
             focus = Panel(rawValue: (focus.rawValue + Panel.allCases.count - 1) % Panel.allCases.count)!
-        case .character(let c) where ("1"..."4").contains(c):
-            focus = Panel(rawValue: Int(String(c))! - 1)!
-        case .up, .character("k"):
-            move(by: -1, snapshot: snapshot, layout: layout)
-        case .down, .character("j"):
-            move(by: 1, snapshot: snapshot, layout: layout)
-        case .pageUp:
-            move(by: -max(1, layout.visibleRows(focus)), snapshot: snapshot, layout: layout)
-        case .pageDown:
-            move(by: max(1, layout.visibleRows(focus)), snapshot: snapshot, layout: layout)
-        case .home, .character("g"):
-            move(by: Int.min / 2, snapshot: snapshot, layout: layout)
-        case .end, .character("G"):
-            move(by: Int.max / 2, snapshot: snapshot, layout: layout)
-        case .character("/"):
+        case .focus(let panel):
+            focus = panel
+        case .move(let movement):
+            move(by: distance(movement, layout: layout), snapshot: snapshot, layout: layout)
+        case .editFilter:
             isEditingFilter = true
             overlay = .none
-        case .character("s"):
+        case .nextSortColumn:
             let columns = SortColumns.titles(focus)
             let next = ((sortColumn[focus] ?? 0) + 1) % columns.count
             sortColumn[focus] = next
             status = Status("\(focus.title): sorted by \(columns[next])")
-        case .character("S"):
+        case .reverseSort:
             sortReversed[focus] = !(sortReversed[focus] ?? false)
             status = Status("\(focus.title): order \(sortReversed[focus]! ? "reversed" : "normal")")
-        case .character("t"):
+        case .nextTheme:
             return [.nextTheme]
-        case .character("l"):
-            return action(.launch, snapshot: snapshot)
-        case .character("e"):
-            return action(.expire, snapshot: snapshot)
-        case .character("c"):
-            return action(focus == .transfers ? .cancelTransfer : .cancel, snapshot: snapshot)
-        case .character("p"):
-            return action(.pauseOrResume, snapshot: snapshot)
-        case .click(let x, let y):
-            guard let (panel, row) = layout.hit(x: x, y: y) else { break }
+        case .act(let action):
+            return act(action, binding: binding, snapshot: snapshot)
+        case .selectUnderPointer:
+            guard let (x, y) = key.pointer, let (panel, row) = layout.hit(x: x, y: y) else { break }
             focus = panel
             if let row {
                 let rows = snapshot.rows(panel, state: self)
                 let index = visibleOffset(panel, rows: rows, layout: layout) + row
                 if index < rows.count { select(index, in: panel, rows: rows) }
             }
-        case .wheelUp(let x, let y), .wheelDown(let x, let y):
-            guard let (panel, _) = layout.hit(x: x, y: y) else { break }
+        case .scrollUnderPointer(let delta):
+            guard let (x, y) = key.pointer, let (panel, _) = layout.hit(x: x, y: y) else { break }
             focus = panel
-            move(by: key == .wheelUp(x: x, y: y) ? -3 : 3, snapshot: snapshot, layout: layout)
-        default:
-            break
+            move(by: delta, snapshot: snapshot, layout: layout)
         }
         return []
     }
 
-    enum Action { case launch, expire, cancel, cancelTransfer, pauseOrResume }
-
-    private mutating func action(_ action: Action, snapshot: DashboardSnapshot) -> [DashboardEffect] {
-        let verb: String
-        let panel: Panel
-        switch action {
-        case .launch: (verb, panel) = ("simulate launch", .pending)
-        case .expire: (verb, panel) = ("simulate expiration", .running)
-        case .cancel: (verb, panel) = ("cancel", .pending)
-        case .cancelTransfer: (verb, panel) = ("cancel", .transfers)
-        case .pauseOrResume: (verb, panel) = ("pause or resume", .transfers)
+    /// The rows `movement` moves the selection by.
+    private func distance(_ movement: KeyCommand.Movement, layout: DashboardLayout) -> Int {
+        switch movement {
+        case .rows(let count): return count
+        case .pageUp: return -max(1, layout.visibleRows(focus))
+        case .pageDown: return max(1, layout.visibleRows(focus))
+        case .first: return Int.min / 2
+        case .last: return Int.max / 2
         }
-        if readOnly {
+    }
+
+    /// Runs `action` on the focused panel's selected row, unless read-only mode or the panel forbids it.
+    private mutating func act(_ action: PanelAction, binding: KeyBinding, snapshot: DashboardSnapshot) -> [DashboardEffect] {
+        let verb = action.verb
+        if readOnly && binding.refusedInReadOnly {
             status = Status("read-only: \(verb) is disabled", isError: true)
             return []
         }
-        guard focus == panel else {
-            status = Status("\(verb) works on \(panel.title.lowercased()): press \(panel.rawValue + 1) to focus them", isError: true)
-            return []
-        }
+        let panel = focus
+        guard binding.panels.contains(panel) else { return refuse(verb, outside: binding.panels[0]) }
         let rows = snapshot.rows(panel, state: self)
         guard let index = currentIndex(panel, rows: rows) else {
             status = Status("nothing selected to \(verb)", isError: true)
             return []
         }
-        switch action {
-        case .launch:
-            let request = snapshot.pending[rows.sourceIndices[index]].request
+        let source = rows.sourceIndices[index]
+        switch (action, panel) {
+        case (.launch, .pending):
+            let request = snapshot.pending[source].request
             return [.send(.simulateLaunch(identifier: request.identifier, app: request.app), summary: "simulate launch of \(request.identifier)")]
-        case .expire:
-            let task = snapshot.tasks[rows.sourceIndices[index]]
+        case (.expire, .running):
+            let task = snapshot.tasks[source]
             return [.send(.simulateExpiration(identifier: task.identifier, app: task.app), summary: "simulate expiration of \(task.identifier)")]
-        case .cancel:
-            let request = snapshot.pending[rows.sourceIndices[index]].request
-            overlay = .confirmCancel(app: request.app, identifier: request.identifier)
-            return []
-        case .cancelTransfer:
-            let transfer = snapshot.transfers[rows.sourceIndices[index]]
+        case (.cancel, .transfers):
+            let transfer = snapshot.transfers[source]
             guard transfer.state.isActive else {
                 status = Status("\(transfer.identifier) is already \(transfer.state.rawValue)", isError: true)
                 return []
             }
             overlay = .confirmCancelTransfer(app: transfer.app, identifier: transfer.identifier)
             return []
-        case .pauseOrResume:
-            let transfer = snapshot.transfers[rows.sourceIndices[index]]
+        case (.cancel, .pending):
+            let request = snapshot.pending[source].request
+            overlay = .confirmCancel(app: request.app, identifier: request.identifier)
+            return []
+        case (.pauseOrResume, .transfers):
+            let transfer = snapshot.transfers[source]
             switch transfer.state {
             case .paused:
                 return [.send(.resumeTransfer(app: transfer.app, identifier: transfer.identifier), summary: "resume \(transfer.identifier)")]
@@ -144,7 +128,14 @@ extension DashboardState {
                 status = Status("\(transfer.identifier) is \(transfer.state.rawValue); nothing to pause", isError: true)
                 return []
             }
+        default:
+            return refuse(verb, outside: binding.panels[0])
         }
+    }
+
+    private mutating func refuse(_ verb: String, outside home: Panel) -> [DashboardEffect] {
+        status = Status("\(verb) works on \(home.title.lowercased()): press \(home.rawValue + 1) to focus them", isError: true)
+        return []
     }
 
     private mutating func editFilter(_ key: Key) -> [DashboardEffect] {

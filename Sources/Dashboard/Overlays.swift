@@ -3,35 +3,18 @@ import TaskState
 
 /// Boxes drawn over the panels: help, details of the selected row, confirmations.
 enum Overlays {
-    static let keys: [(String, String)] = [
-        ("l", "simulate launch of the selected request"),
-        ("e", "simulate expiration of the selected handler"),
-        ("c", "cancel the selected request or transfer (asks first)"),
-        ("p", "pause or resume the selected transfer"),
-        ("Tab / Shift-Tab, 1-4", "focus a panel"),
-        ("Up/Down, j/k", "move the selection"),
-        ("PgUp/PgDn, Home/End", "page, first, last"),
-        ("/", "filter as you type; Enter keeps, Esc clears"),
-        ("s / S", "cycle the sort column / reverse the order"),
-        ("Enter", "details of the selected row"),
-        ("t", "next theme"),
-        ("mouse", "click selects, wheel scrolls"),
-        ("?", "this help"),
-        ("Esc", "close an overlay, clear the filter"),
-        ("q", "quit"),
-    ]
-
     static func help(_ grid: inout CellGrid, palette: Palette, glyphs: Glyphs, readOnly: Bool) {
         let width = min(grid.size.width - 4, 72)
-        let height = min(grid.size.height - 2, keys.count + 4)
+        let bindings = KeyBindings.table
+        let height = min(grid.size.height - 2, bindings.count + 4)
         let rect = Rect(x: (grid.size.width - width) / 2, y: (grid.size.height - height) / 2, width: width, height: height)
         grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height, with: Cell(" ", style: palette.text))
         grid.box(rect, title: "Keys", style: palette.title, titleStyle: palette.title, glyphs: glyphs)
-        for (index, entry) in keys.prefix(height - 4).enumerated() {
-            let isAction = index < 4
+        for (index, binding) in bindings.prefix(height - 4).enumerated() {
+            let disabled = readOnly && binding.refusedInReadOnly
             let y = rect.y + 2 + index
-            grid.put(entry.0, x: rect.x + 2, y: y, style: isAction && readOnly ? palette.inactive : palette.hint, maxWidth: 22)
-            grid.put(entry.1, x: rect.x + 25, y: y, style: isAction && readOnly ? palette.inactive : palette.text, maxWidth: width - 27)
+            grid.put(binding.keys, x: rect.x + 2, y: y, style: disabled ? palette.inactive : palette.hint, maxWidth: 22)
+            grid.put(binding.help, x: rect.x + 25, y: y, style: disabled ? palette.inactive : palette.text, maxWidth: width - 27)
         }
         if readOnly { grid.put(" read-only: actions are disabled ", x: rect.x + 2, y: rect.y + height - 1, style: palette.inactive) }
     }

@@ -10,7 +10,7 @@ struct BGTopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgtop",
         abstract: "A live dashboard of background tasks: pending requests, running handlers, transfers, events.",
-        discussion: "Keys: l launch, e expire, c cancel, Tab/1-4 panels, / filter, s/S sort, Enter details, t theme, ? help, q quit.",
+        discussion: KeyBindings.commandLineHelp,
         version: "0.1.0")
 
     @Option(name: .long, help: "The state directory (default: $BGTASK_STATE_DIR, else $XDG_STATE_HOME/bgtask).")
@@ -22,7 +22,7 @@ struct BGTopCommand: ParsableCommand {
     @Option(name: .long, help: "A theme name (see docs/themes.md) or a path to a .theme file.")
     var theme: String?
 
-    @Flag(name: .long, help: "Show everything, change nothing: launch, expire and cancel are disabled.")
+    @Flag(name: .long, help: "Show everything, change nothing: \(KeyBindings.refusedInReadOnlySummary) are disabled.")
     var readOnly = false
 
     @Flag(name: .long, help: "Do not capture the mouse.")
