@@ -36,7 +36,7 @@ extension CursesTerminal {
     private func put(_ cell: Cell, x: Int, y: Int) {
         var style = palette.resolve(cell.style)
         var characters: [wchar_t]
-        switch Glyph.of(cell.character, unicode: unicode) {
+        switch CursesCharacter.of(cell.character, unicode: unicode) {
         case let .text(scalars):
             characters = scalars.map { wchar_t(bitPattern: $0) }
         case let .alternate(letter):

@@ -31,7 +31,7 @@ public final class CursesTerminal {
     /// `endwin()` after `close()`, which must find a screen to talk to.
     let screen: OpaquePointer
     let window: UnsafeMutablePointer<WINDOW>
-    var palette: StylePalette
+    var palette: CursesStyles
     /// The last frame drawn, to paint only what changed.
     var previousFrame: CellGrid?
     /// Set after a resize or Ctrl-L: the next frame clears and repaints the whole screen.
@@ -41,7 +41,7 @@ public final class CursesTerminal {
     private let savedCursor: Int32
 
     private init(screen: OpaquePointer, window: UnsafeMutablePointer<WINDOW>, colorDepth: ColorDepth,
-                 palette: StylePalette, unicode: Bool, mouse: Bool, savedCursor: Int32) {
+                 palette: CursesStyles, unicode: Bool, mouse: Bool, savedCursor: Int32) {
         self.screen = screen
         self.window = window
         self.colorDepth = colorDepth
@@ -134,7 +134,7 @@ public final class CursesTerminal {
             pairCount = Int(bg_color_pairs())
             depth = ColorDepth(colorCount: colorCount)
         }
-        let palette = StylePalette(depth: depth, colorCount: colorCount, pairCount: pairCount,
+        let palette = CursesStyles(depth: depth, colorCount: colorCount, pairCount: pairCount,
                                    defaultColors: defaultColors)
         return CursesTerminal(screen: screen, window: window, colorDepth: depth, palette: palette,
                               unicode: unicode, mouse: mouse, savedCursor: savedCursor)

@@ -1,7 +1,7 @@
 import CNcurses
 
 /// What to put in one single-column terminal cell for a grid `Character`.
-enum Glyph: Equatable {
+enum CursesCharacter: Equatable {
     /// Wide-character text: one spacing character, then up to four combining marks.
     case text([UInt32])
     /// A line-drawing character from the terminal's alternate character set, named by its VT100
@@ -16,7 +16,7 @@ enum Glyph: Equatable {
     /// the rest of the row. Without Unicode, box drawing becomes alternate-charset line drawing,
     /// common typography becomes ASCII and everything else non-ASCII becomes `?`.
     static func of(_ character: Character, unicode: Bool,
-                   width: (UInt32) -> Int32 = { bg_wcwidth($0) }) -> Glyph {
+                   width: (UInt32) -> Int32 = { bg_wcwidth($0) }) -> CursesCharacter {
         let scalars = character.unicodeScalars
         guard let first = scalars.first?.value else { return .text([0x20]) }
         if first < 0x20 || (0x7F...0x9F).contains(first) { return .text([0x20]) }

@@ -4,7 +4,7 @@ import Testing
 @testable import CursesTerminal
 
 @Suite("Glyphs")
-struct GlyphTests {
+struct CursesCharacterTests {
     /// A stand-in for wcwidth in a UTF-8 locale: CJK two columns, combining marks and VS16 none.
     private static func width(_ scalar: UInt32) -> Int32 {
         switch scalar {
@@ -14,8 +14,8 @@ struct GlyphTests {
         }
     }
 
-    private func glyph(_ character: Character, unicode: Bool = true) -> Glyph {
-        Glyph.of(character, unicode: unicode, width: Self.width)
+    private func glyph(_ character: Character, unicode: Bool = true) -> CursesCharacter {
+        CursesCharacter.of(character, unicode: unicode, width: Self.width)
     }
 
     @Test func asciiIsItself() {
@@ -62,11 +62,11 @@ struct GlyphTests {
     }
 
     @Test func attributesOfStyles() {
-        #expect(StylePalette.attributes(of: .plain) == bg_a_normal())
-        #expect(StylePalette.attributes(of: CellStyle(bold: true)) == bg_a_bold())
-        let all = StylePalette.attributes(of: CellStyle(bold: true, dim: true, reverse: true, underline: true))
+        #expect(CursesStyles.attributes(of: .plain) == bg_a_normal())
+        #expect(CursesStyles.attributes(of: CellStyle(bold: true)) == bg_a_bold())
+        let all = CursesStyles.attributes(of: CellStyle(bold: true, dim: true, reverse: true, underline: true))
         #expect(all == bg_a_bold() | bg_a_dim() | bg_a_reverse() | bg_a_underline())
         // Colours never leak into the attributes: the pair goes separately.
-        #expect(StylePalette.attributes(of: CellStyle(foreground: .rgb(1, 2, 3))) == bg_a_normal())
+        #expect(CursesStyles.attributes(of: CellStyle(foreground: .rgb(1, 2, 3))) == bg_a_normal())
     }
 }

@@ -4,7 +4,7 @@ import Dashboard
 /// Turns cell styles into ncurses attributes and colour pairs for one open terminal, creating
 /// pairs with `init_extended_pair` as new colour combinations appear. Remembers every style it has
 /// resolved, so a frame costs one dictionary lookup per changed cell.
-struct StylePalette {
+struct CursesStyles {
     /// A style as ncurses takes it: attributes without colour bits, and an extended pair number
     /// (passed through `setcchar`'s `opts`, so pairs ≥ 256 work).
     struct Resolved {
