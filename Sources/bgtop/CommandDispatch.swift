@@ -5,14 +5,14 @@ import TaskState
 /// Sends the dashboard's commands without blocking the screen: each is written and awaited on a
 /// background thread, and its result comes back through a pipe the main loop polls.
 final class CommandDispatch: Sendable {
-    /// The outcome of one command, in the words for the status line.
-    struct Result: Sendable {
+    /// What became of one command, in the words of the status line.
+    struct StatusReport: Sendable {
         var text: String
         var isError: Bool
     }
 
     private let channel: CommandChannel
-    private let results = Mutex<[Result]>([])
+    private let results = Mutex<[StatusReport]>([])
     private let wakePipe: WakePipe
 
     init(paths: StatePaths) throws {
@@ -26,22 +26,22 @@ final class CommandDispatch: Sendable {
     func send(_ action: CommandAction, summary: String) {
         let command = Command(issuedAt: Date(), issuerPID: getpid(), action: action)
         Thread.detachNewThread { [self] in
-            let result: Result
+            let result: StatusReport
             do {
                 switch try channel.send(command, timeout: 5) {
                 case .applied(let outcome):
                     if let error = outcome.error {
-                        result = Result(text: "\(summary): \(error.name): \(error.message)", isError: true)
+                        result = StatusReport(text: "\(summary): \(error.name): \(error.message)", isError: true)
                     } else {
-                        result = Result(text: outcome.message ?? "\(summary): done", isError: false)
+                        result = StatusReport(text: outcome.message ?? "\(summary): done", isError: false)
                     }
                 case .queued:
-                    result = Result(text: "\(summary): queued; bgtaskd is not running", isError: true)
+                    result = StatusReport(text: "\(summary): queued; bgtaskd is not running", isError: true)
                 case .noAnswer:
-                    result = Result(text: "\(summary): bgtaskd did not answer within 5 s", isError: true)
+                    result = StatusReport(text: "\(summary): bgtaskd did not answer within 5 s", isError: true)
                 }
             } catch {
-                result = Result(text: "\(summary): \(error)", isError: true)
+                result = StatusReport(text: "\(summary): \(error)", isError: true)
             }
             results.withLock { $0.append(result) }
             wakePipe.wake()
@@ -49,7 +49,7 @@ final class CommandDispatch: Sendable {
     }
 
     /// Takes the results that arrived.
-    func take() -> [Result] {
+    func take() -> [StatusReport] {
         wakePipe.drain()
         return results.withLock { pending in
             defer { pending.removeAll() }
