@@ -137,12 +137,12 @@ public final class BGURLSession: Sendable {
             timeoutIntervalForResource: configuration.timeoutIntervalForResource, sha256: sha256)
         // The scheduler checks the numbers too; checking here says why without writing anything.
         let now = Date()
-        if let problem = Command(issuedAt: now, action: .createTransfer(request)).outOfBounds(now: now) {
+        if let problem = Command(issuedAt: now, action: .transferCreate(request)).outOfBounds(now: now) {
             refuse(task, problem.description)
             return
         }
         do throws(BGTaskScheduler.Error) {
-            if try SchedulerConnection(context: context).requestAllowingQueue(.createTransfer(request)) == nil {
+            if try SchedulerConnection(context: context).requestAllowingQueue(.transferCreate(request)) == nil {
                 // Not refused: it waits in the inbox, and its end will be told as usual.
                 logger.warning("bgtaskd has not answered yet; transfer \(task.taskIdentifier) starts when it does")
             }
@@ -262,7 +262,7 @@ public final class BGURLSession: Sendable {
                 default:
                     delegate?.urlSession(self, task: task, didCompleteWithError: BGURLSessionError(code: .failed, message: record.lastError ?? "failed"))
                 }
-                _ = SchedulerConnection(context: context).enqueue(.acknowledgeTransfer(app: context.app, identifier: record.identifier))
+                _ = SchedulerConnection(context: context).enqueue(.transferAcknowledge(app: context.app, identifier: record.identifier))
             }
         }
     }

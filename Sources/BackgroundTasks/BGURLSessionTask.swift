@@ -78,18 +78,18 @@ public final class BGURLSessionTask: Sendable, CustomStringConvertible {
         if first {
             session.submit(self)
         } else {
-            session.tell(CommandAction.resumeTransfer, self)
+            session.tell(CommandAction.transferResume, self)
         }
     }
 
     /// Pauses the transfer; the bytes so far are kept.
     public func suspend() {
-        session?.tell(CommandAction.pauseTransfer, self)
+        session?.tell(CommandAction.transferPause, self)
     }
 
     /// Cancels the transfer; the delegate hears `didCompleteWithError` with `.cancelled`.
     public func cancel() {
-        session?.tell(CommandAction.cancelTransfer, self)
+        session?.tell(CommandAction.transferCancel, self)
     }
 
     func update(_ record: TransferRecord) {

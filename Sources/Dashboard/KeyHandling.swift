@@ -8,7 +8,7 @@ extension DashboardState {
             let isTransfer = overlay == .confirmCancelTransfer(app: app, identifier: identifier)
             overlay = .none
             if key == .character("y") || key == .character("Y") {
-                let action: CommandAction = isTransfer ? .cancelTransfer(app: app, identifier: identifier)
+                let action: CommandAction = isTransfer ? .transferCancel(app: app, identifier: identifier)
                                                        : .cancel(app: app, identifier: identifier)
                 return [.send(action, summary: "cancel \(identifier)")]
             }
@@ -121,9 +121,9 @@ extension DashboardState {
             let transfer = snapshot.transfers[source]
             switch transfer.state {
             case .paused:
-                return [.send(.resumeTransfer(app: transfer.app, identifier: transfer.identifier), summary: "resume \(transfer.identifier)")]
+                return [.send(.transferResume(app: transfer.app, identifier: transfer.identifier), summary: "resume \(transfer.identifier)")]
             case .waiting, .running:
-                return [.send(.pauseTransfer(app: transfer.app, identifier: transfer.identifier), summary: "pause \(transfer.identifier)")]
+                return [.send(.transferPause(app: transfer.app, identifier: transfer.identifier), summary: "pause \(transfer.identifier)")]
             case .completed, .failed, .cancelled:
                 status = Status("\(transfer.identifier) is \(transfer.state.rawValue); nothing to pause", isError: true)
                 return []

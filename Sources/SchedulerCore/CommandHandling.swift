@@ -68,24 +68,24 @@ extension SchedulerState {
             }
         case .detach(let app, let pid):
             result = .success((detach(app: app, pid: pid, command: command.id, now: now), nil))
-        case .createTransfer(let request):
+        case .transferCreate(let request):
             result = createTransfer(request, issuerPID: command.issuerPID, command: command.id, now: now)
                 .map { ($0, request.identifier) }
-        case .cancelTransfer(let app, let identifier):
+        case .transferCancel(let app, let identifier):
             result = cancelTransfer(app: app, identifier: identifier, reason: "cancelled", command: command.id, now: now)
                 .map { message, action in
                     if let action { effects.append(.transfer(action)) }
                     return (message, identifier)
                 }
-        case .pauseTransfer(let app, let identifier):
+        case .transferPause(let app, let identifier):
             result = pauseTransfer(app: app, identifier: identifier, command: command.id, now: now)
                 .map { message, action in
                     if let action { effects.append(.transfer(action)) }
                     return (message, identifier)
                 }
-        case .resumeTransfer(let app, let identifier):
+        case .transferResume(let app, let identifier):
             result = resumeTransfer(app: app, identifier: identifier, command: command.id, now: now).map { ($0, identifier) }
-        case .acknowledgeTransfer(let app, let identifier):
+        case .transferAcknowledge(let app, let identifier):
             result = acknowledgeTransfer(app: app, identifier: identifier).map { ($0, identifier) }
         }
         switch result {
@@ -286,11 +286,11 @@ extension CommandAction {
     var app: Identifier? {
         switch self {
         case .submit(let request): return request.app
-        case .createTransfer(let request): return request.app
+        case .transferCreate(let request): return request.app
         case .cancel(let app, _), .cancelAll(let app), .complete(let app, _, _), .beginFinishing(let app, _, _),
              .setAppEnabled(let app, _), .attach(let app, _, _), .detach(let app, _),
-             .cancelTransfer(let app, _), .pauseTransfer(let app, _), .resumeTransfer(let app, _),
-             .acknowledgeTransfer(let app, _):
+             .transferCancel(let app, _), .transferPause(let app, _), .transferResume(let app, _),
+             .transferAcknowledge(let app, _):
             return app
         case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app
         case .setConditions, .clearConditions: return nil
@@ -300,10 +300,10 @@ extension CommandAction {
     var identifier: Identifier? {
         switch self {
         case .submit(let request): return request.identifier
-        case .createTransfer(let request): return request.identifier
+        case .transferCreate(let request): return request.identifier
         case .cancel(_, let identifier), .complete(_, let identifier, _), .simulateLaunch(let identifier, _),
-             .simulateExpiration(let identifier, _), .cancelTransfer(_, let identifier), .pauseTransfer(_, let identifier),
-             .resumeTransfer(_, let identifier), .acknowledgeTransfer(_, let identifier):
+             .simulateExpiration(let identifier, _), .transferCancel(_, let identifier), .transferPause(_, let identifier),
+             .transferResume(_, let identifier), .transferAcknowledge(_, let identifier):
             return identifier
         default: return nil
         }

@@ -14,7 +14,7 @@ extension Command {
                 if let date = request.earliestBeginDate { try NumericBounds.check(date: date, "earliestBeginDate", now: now) }
             case .beginFinishing(_, _, let pid), .attach(_, let pid, _), .detach(_, let pid):
                 try NumericBounds.check(pid, "pid", in: NumericBounds.pid)
-            case .createTransfer(let request):
+            case .transferCreate(let request):
                 try request.checkBounds(now: now)
             default:
                 break

@@ -126,7 +126,7 @@ public struct Command: Codable, Hashable, Sendable {
         case .detach:
             action = .detach(app: try need(wire.app, "app"), pid: try need(wire.pid, "pid"))
         case .transferCreate:
-            action = .createTransfer(TransferRequest(
+            action = .transferCreate(TransferRequest(
                 app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"), session: wire.session,
                 direction: try need(wire.direction, "direction"), url: try need(wire.url, "url"),
                 destination: wire.destination, sourceFile: wire.sourceFile, earliestBeginDate: wire.earliestBeginDate,
@@ -136,13 +136,13 @@ public struct Command: Codable, Hashable, Sendable {
                 timeoutIntervalForRequest: wire.timeoutIntervalForRequest, timeoutIntervalForResource: wire.timeoutIntervalForResource,
                 sha256: wire.sha256))
         case .transferCancel:
-            action = .cancelTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
+            action = .transferCancel(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .transferPause:
-            action = .pauseTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
+            action = .transferPause(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .transferResume:
-            action = .resumeTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
+            action = .transferResume(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .transferAcknowledge:
-            action = .acknowledgeTransfer(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
+            action = .transferAcknowledge(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         }
     }
 
@@ -187,7 +187,7 @@ public struct Command: Codable, Hashable, Sendable {
         case .detach(let app, let pid):
             wire.app = app
             wire.pid = pid
-        case .createTransfer(let request):
+        case .transferCreate(let request):
             wire.app = request.app
             wire.identifier = request.identifier
             wire.session = request.session
@@ -203,8 +203,8 @@ public struct Command: Codable, Hashable, Sendable {
             wire.timeoutIntervalForRequest = request.timeoutIntervalForRequest
             wire.timeoutIntervalForResource = request.timeoutIntervalForResource
             wire.sha256 = request.sha256
-        case .cancelTransfer(let app, let identifier), .pauseTransfer(let app, let identifier),
-             .resumeTransfer(let app, let identifier), .acknowledgeTransfer(let app, let identifier):
+        case .transferCancel(let app, let identifier), .transferPause(let app, let identifier),
+             .transferResume(let app, let identifier), .transferAcknowledge(let app, let identifier):
             wire.app = app
             wire.identifier = identifier
         }
@@ -234,12 +234,12 @@ public enum CommandAction: Hashable, Sendable {
     /// The process is going away: hand it nothing more.
     case detach(app: Identifier, pid: Int32)
     /// A background download or upload for the scheduler to carry.
-    case createTransfer(TransferRequest)
-    case cancelTransfer(app: Identifier, identifier: Identifier)
-    case pauseTransfer(app: Identifier, identifier: Identifier)
-    case resumeTransfer(app: Identifier, identifier: Identifier)
+    case transferCreate(TransferRequest)
+    case transferCancel(app: Identifier, identifier: Identifier)
+    case transferPause(app: Identifier, identifier: Identifier)
+    case transferResume(app: Identifier, identifier: Identifier)
     /// The app has heard how a transfer ended: its record can go.
-    case acknowledgeTransfer(app: Identifier, identifier: Identifier)
+    case transferAcknowledge(app: Identifier, identifier: Identifier)
 
     /// The `type` written on disk.
     public enum Name: String, Codable, Sendable, CaseIterable {
@@ -262,11 +262,11 @@ public enum CommandAction: Hashable, Sendable {
         case .clearConditions: return .clearConditions
         case .attach: return .attach
         case .detach: return .detach
-        case .createTransfer: return .transferCreate
-        case .cancelTransfer: return .transferCancel
-        case .pauseTransfer: return .transferPause
-        case .resumeTransfer: return .transferResume
-        case .acknowledgeTransfer: return .transferAcknowledge
+        case .transferCreate: return .transferCreate
+        case .transferCancel: return .transferCancel
+        case .transferPause: return .transferPause
+        case .transferResume: return .transferResume
+        case .transferAcknowledge: return .transferAcknowledge
         }
     }
 }

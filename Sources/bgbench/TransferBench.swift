@@ -318,7 +318,7 @@ struct TransferDownload {
             return
         }
         let request = TransferRequest(app: app, identifier: transfer, direction: .download, url: url, destination: name)
-        let command = Command(issuedAt: Date(), issuerPID: getpid(), action: .createTransfer(request))
+        let command = Command(issuedAt: Date(), issuerPID: getpid(), action: .transferCreate(request))
         let delivery: CommandChannel.Delivery
         do {
             delivery = try CommandChannel(paths: paths).send(command, timeout: 10)

@@ -64,7 +64,7 @@ struct TransferCommand: ParsableCommand {
         func run() throws {
             let request = try options.request(direction: .download, url: url, destination: to ?? options.id, sourceFile: nil,
                                               sha256: try sha256.map(sha256Digest))
-            try CommandSender(locations: locations).send(.createTransfer(request))
+            try CommandSender(locations: locations).send(.transferCreate(request))
         }
     }
 
@@ -83,7 +83,7 @@ struct TransferCommand: ParsableCommand {
                 throw BGCtl.Exit.usage
             }
             let request = try options.request(direction: .upload, url: url, destination: nil, sourceFile: path)
-            try CommandSender(locations: locations).send(.createTransfer(request))
+            try CommandSender(locations: locations).send(.transferCreate(request))
         }
     }
 
@@ -104,7 +104,7 @@ struct TransferCommand: ParsableCommand {
         @OptionGroup var target: Target
 
         func run() throws {
-            try target.send(CommandAction.cancelTransfer, locations: locations)
+            try target.send(CommandAction.transferCancel, locations: locations)
         }
     }
 
@@ -114,7 +114,7 @@ struct TransferCommand: ParsableCommand {
         @OptionGroup var target: Target
 
         func run() throws {
-            try target.send(CommandAction.pauseTransfer, locations: locations)
+            try target.send(CommandAction.transferPause, locations: locations)
         }
     }
 
@@ -124,7 +124,7 @@ struct TransferCommand: ParsableCommand {
         @OptionGroup var target: Target
 
         func run() throws {
-            try target.send(CommandAction.resumeTransfer, locations: locations)
+            try target.send(CommandAction.transferResume, locations: locations)
         }
     }
 }

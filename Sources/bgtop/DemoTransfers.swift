@@ -37,7 +37,7 @@ struct DemoTransfers {
                                           direction: direction, url: server.url(path), destination: destination,
                                           sourceFile: source, isDiscretionary: discretionary)
             return Command(id: Command.newID(at: now.addingTimeInterval(Double(identifier.count) / 1000 + 0.5)),
-                           issuedAt: now, action: .createTransfer(request))
+                           issuedAt: now, action: .transferCreate(request))
         }
         return [
             create("com.example.podcasts", "episode-412", .download, "/podcasts/episode-412.mp3", destination: "episode-412.mp3"),

@@ -19,13 +19,13 @@ struct TransferKeyTests {
     @Test(arguments: [TransferRecord.State.running, .waiting])
     func pPausesAnActiveTransfer(_ state: TransferRecord.State) {
         var h = harness(state)
-        #expect(h.press(k("p")) == [.send(.pauseTransfer(app: id("com.example.podcasts"), identifier: id("episode-412")),
+        #expect(h.press(k("p")) == [.send(.transferPause(app: id("com.example.podcasts"), identifier: id("episode-412")),
                                           summary: "pause episode-412")])
     }
 
     @Test func pResumesAPausedTransfer() {
         var h = harness(.paused)
-        #expect(h.press(k("p")) == [.send(.resumeTransfer(app: id("com.example.podcasts"), identifier: id("episode-412")),
+        #expect(h.press(k("p")) == [.send(.transferResume(app: id("com.example.podcasts"), identifier: id("episode-412")),
                                           summary: "resume episode-412")])
     }
 
@@ -43,7 +43,7 @@ struct TransferKeyTests {
         var h = harness(.running)
         #expect(h.press(k("c")).isEmpty)
         #expect(h.state.overlay == .confirmCancelTransfer(app: id("com.example.podcasts"), identifier: id("episode-412")))
-        #expect(h.press(k("y")) == [.send(.cancelTransfer(app: id("com.example.podcasts"), identifier: id("episode-412")),
+        #expect(h.press(k("y")) == [.send(.transferCancel(app: id("com.example.podcasts"), identifier: id("episode-412")),
                                           summary: "cancel episode-412")])
         h.press(k("c"))
         #expect(h.press(k("n")).isEmpty)

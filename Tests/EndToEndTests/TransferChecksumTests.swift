@@ -119,7 +119,7 @@ import Glibc
         let app = try Identifier(validating: Self.app)
 
         // Through the library's channel, past bgctl's own check.
-        let typed = Command(issuedAt: Date(), issuerPID: getpid(), action: .createTransfer(TransferRequest(
+        let typed = Command(issuedAt: Date(), issuerPID: getpid(), action: .transferCreate(TransferRequest(
             app: app, identifier: try Identifier(validating: "hostile"), direction: .download,
             url: server.url("/generated/1000?seed=1"), destination: "hostile.bin", sha256: "0123")))
         let delivery = try CommandChannel(paths: env.paths).send(typed)

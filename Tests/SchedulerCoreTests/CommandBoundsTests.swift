@@ -12,7 +12,7 @@ struct CommandBoundsTests {
 
     private func download(_ id: String, request: Double? = nil, resource: Double? = nil, bytes: Int64? = nil,
                           earliest: Date? = nil) -> CommandAction {
-        .createTransfer(TransferRequest(app: Apps.news, identifier: ident(id), direction: .download, url: "http://127.0.0.1:8080/x",
+        .transferCreate(TransferRequest(app: Apps.news, identifier: ident(id), direction: .download, url: "http://127.0.0.1:8080/x",
                                         destination: "x.bin", earliestBeginDate: earliest, countOfBytesClientExpectsToReceive: bytes,
                                         timeoutIntervalForRequest: request, timeoutIntervalForResource: resource))
     }
@@ -50,7 +50,7 @@ struct CommandBoundsTests {
         for value: Int64 in [-1, .min, .max, (1 << 50) + 1] {
             expectRefused(&state, download("b", bytes: value))
         }
-        expectRefused(&state, .createTransfer(TransferRequest(app: Apps.news, identifier: ident("u"), direction: .upload,
+        expectRefused(&state, .transferCreate(TransferRequest(app: Apps.news, identifier: ident("u"), direction: .upload,
                                                               url: "http://127.0.0.1:8080/u", sourceFile: "/tmp/u",
                                                               countOfBytesClientExpectsToSend: -5)),
                       "bad countOfBytesClientExpectsToSend '-5': expected a whole number of bytes from 0 to 1125899906842624")

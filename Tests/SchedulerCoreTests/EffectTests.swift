@@ -51,7 +51,7 @@ struct EffectTests {
         var state = makeState()
         state.createTransfer(download("run"), at: t0)
         #expect(state.startDue(at: t0) == [transferKey("run")])
-        #expect(state.run(.pauseTransfer(app: Apps.news, identifier: ident("run")), at: at(1)).effects
+        #expect(state.run(.transferPause(app: Apps.news, identifier: ident("run")), at: at(1)).effects
             == [.transfer(.pause(transferKey("run")))])
         state.createTransfer(download("other"), at: at(1))
         #expect(state.run(.setAppEnabled(app: Apps.news, enabled: false), at: at(2)).effects

@@ -29,11 +29,11 @@ struct LaunchScopeTests {
             .detach(app: app, pid: 42),
             .simulateLaunch(identifier: identifier, app: app),
             .simulateExpiration(identifier: identifier, app: app),
-            .cancelTransfer(app: app, identifier: identifier),
-            .pauseTransfer(app: app, identifier: identifier),
-            .resumeTransfer(app: app, identifier: identifier),
-            .acknowledgeTransfer(app: app, identifier: identifier),
-            .createTransfer(TransferRequest(app: app, identifier: identifier, direction: .download,
+            .transferCancel(app: app, identifier: identifier),
+            .transferPause(app: app, identifier: identifier),
+            .transferResume(app: app, identifier: identifier),
+            .transferAcknowledge(app: app, identifier: identifier),
+            .transferCreate(TransferRequest(app: app, identifier: identifier, direction: .download,
                                             url: "http://127.0.0.1:1/x")),
         ]
     }

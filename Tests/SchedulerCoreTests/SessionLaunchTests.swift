@@ -14,7 +14,7 @@ struct SessionLaunchTests {
                           end: TransferAttemptEnd = .completed(statusCode: 200)) {
         let request = TransferRequest(app: Apps.news, identifier: ident(name), session: session ?? self.session, direction: .download,
                                       url: "http://127.0.0.1:8080/\(name)", destination: name, sessionSendsLaunchEvents: launchEvents)
-        _ = state.run(.createTransfer(request), at: t0)
+        _ = state.run(.transferCreate(request), at: t0)
         _ = state.dueTransfers(at: t0)
         state.transferEnded(TaskKey(app: Apps.news, identifier: ident(name)), end, bytesTransferred: 10, bytesExpected: 10, now: at(10))
     }
@@ -77,12 +77,12 @@ struct SessionLaunchTests {
     @Test func anAcknowledgedTransferIsGoneAndAnActiveOneCannotBeAcknowledged() {
         var state = makeState()
         finished(&state, "a")
-        let done = state.run(.acknowledgeTransfer(app: Apps.news, identifier: ident("a")), at: at(11))
+        let done = state.run(.transferAcknowledge(app: Apps.news, identifier: ident("a")), at: at(11))
         #expect(done.outcome.error == nil)
         #expect(state.transfers.isEmpty)
-        _ = state.run(.createTransfer(TransferRequest(app: Apps.news, identifier: ident("b"), direction: .download,
+        _ = state.run(.transferCreate(TransferRequest(app: Apps.news, identifier: ident("b"), direction: .download,
                                                       url: "http://127.0.0.1/b", destination: "b")), at: at(12))
-        let early = state.run(.acknowledgeTransfer(app: Apps.news, identifier: ident("b")), at: at(12))
+        let early = state.run(.transferAcknowledge(app: Apps.news, identifier: ident("b")), at: at(12))
         #expect(early.outcome.error?.name == "invalidCommand")
     }
 }

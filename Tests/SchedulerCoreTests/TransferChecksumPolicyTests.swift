@@ -69,6 +69,6 @@ struct TransferChecksumPolicyTests {
 
     @discardableResult
     private func create(_ state: inout SchedulerState, _ request: TransferRequest) -> CommandResult {
-        state.apply(Command(id: Command.newID(at: t0), issuedAt: t0, issuerPID: 1, action: .createTransfer(request)), now: t0)
+        state.apply(Command(id: Command.newID(at: t0), issuedAt: t0, issuerPID: 1, action: .transferCreate(request)), now: t0)
     }
 }

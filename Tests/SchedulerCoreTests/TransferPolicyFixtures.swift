@@ -26,7 +26,7 @@ extension SchedulerState {
     /// Applies a `transferCreate` command as `issuerPID` would send it.
     @discardableResult
     mutating func createTransfer(_ request: TransferRequest, at now: Date, issuerPID: Int32? = 1) -> CommandResult {
-        apply(Command(id: Command.newID(at: now), issuedAt: now, issuerPID: issuerPID, action: .createTransfer(request)),
+        apply(Command(id: Command.newID(at: now), issuedAt: now, issuerPID: issuerPID, action: .transferCreate(request)),
               now: now)
     }
 

@@ -77,12 +77,12 @@ struct TransferPolicyTests {
         expectRefused(&state, download("dl"), "alreadyRunning", "transfer dl of com.example.news is already waiting", at: at(1))
         #expect(state.startDue(at: at(1)) == [transferKey("dl")])
         expectRefused(&state, download("dl"), "alreadyRunning", "transfer dl of com.example.news is already running", at: at(2))
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("dl")), at: at(3))
+        state.run(.transferPause(app: Apps.news, identifier: ident("dl")), at: at(3))
         expectRefused(&state, download("dl"), "alreadyRunning", "transfer dl of com.example.news is already paused", at: at(4))
         // The same identifier in another app is another transfer.
         #expect(state.createTransfer(download("dl", app: Apps.mail), at: at(4)).outcome.error == nil)
 
-        state.run(.cancelTransfer(app: Apps.news, identifier: ident("dl")), at: at(5))
+        state.run(.transferCancel(app: Apps.news, identifier: ident("dl")), at: at(5))
         #expect(state.transfer("dl")?.state == .cancelled)
         let replaced = state.createTransfer(download("dl", url: "http://127.0.0.1:8080/other"), at: at(6))
         #expect(replaced.outcome.error == nil)
@@ -187,13 +187,13 @@ struct TransferPolicyTests {
         #expect(state.startDue(at: at(10)) == [transferKey("a"), transferKey("b")])
         #expect(state.startDue(at: at(11)).isEmpty, "two are running")
 
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("a")), at: at(12))
+        state.run(.transferPause(app: Apps.news, identifier: ident("a")), at: at(12))
         #expect(state.startDue(at: at(12)) == [transferKey("c")], "a paused transfer frees its place")
 
         state.transferEnded(transferKey("b"), .completed(statusCode: 200), bytesTransferred: 10, bytesExpected: 10, now: at(13))
         #expect(state.startDue(at: at(13)) == [transferKey("d")], "a completed transfer frees its place")
 
-        state.run(.resumeTransfer(app: Apps.news, identifier: ident("a")), at: at(14))
+        state.run(.transferResume(app: Apps.news, identifier: ident("a")), at: at(14))
         #expect(state.startDue(at: at(14)).isEmpty, "c and d run; a and e wait")
         #expect(state.transfers.values.filter { $0.state == .running }.count == 2)
         #expect(state.blockers(of: "e", at: at(14)) == [], "the limit is not a blocker")
@@ -273,7 +273,7 @@ struct TransferPolicyTests {
         state.createTransfer(download("running", resourceTimeout: 60), at: t0)
         #expect(state.startDue(at: t0) == [transferKey("running")])
         state.createTransfer(download("paused", resourceTimeout: 60), at: t0)
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("paused")), at: t0)
+        state.run(.transferPause(app: Apps.news, identifier: ident("paused")), at: t0)
         state.createTransfer(download("waiting", earliest: at(100), resourceTimeout: 60), at: t0)
         state.createTransfer(download("fresh", resourceTimeout: 60), at: at(30))
         #expect(state.nextWake(after: at(30)) == at(60))
@@ -315,7 +315,7 @@ struct TransferPolicyTests {
         state.createTransfer(download("wait", earliest: at(100)), at: at(3))
         _ = state.takeChanges()
 
-        let paused = state.run(.pauseTransfer(app: Apps.news, identifier: ident("run")), at: at(4), id: "pause-1")
+        let paused = state.run(.transferPause(app: Apps.news, identifier: ident("run")), at: at(4), id: "pause-1")
         #expect(paused.outcome.message == "paused run")
         #expect(paused.outcome.identifier == ident("run"))
         let record = try #require(state.transfer("run"))
@@ -328,11 +328,11 @@ struct TransferPolicyTests {
         #expect(changes.events.first?.command == "pause-1")
         #expect(changes.events.first?.message == "com.example.news: transfer run paused at 300 bytes")
 
-        let pausedWaiting = state.run(.pauseTransfer(app: Apps.news, identifier: ident("wait")), at: at(5))
+        let pausedWaiting = state.run(.transferPause(app: Apps.news, identifier: ident("wait")), at: at(5))
         #expect(state.transfer("wait")?.state == .paused)
         #expect(pausedWaiting.transferActions.isEmpty)
 
-        let again = state.run(.pauseTransfer(app: Apps.news, identifier: ident("run")), at: at(6))
+        let again = state.run(.transferPause(app: Apps.news, identifier: ident("run")), at: at(6))
         #expect(again.outcome.message == "run was already paused")
         #expect(again.transferActions.isEmpty)
 
@@ -351,10 +351,10 @@ struct TransferPolicyTests {
         state.transferEnded(transferKey("dl"), .failed(message: "connection lost", transient: true),
                             bytesTransferred: 400, bytesExpected: 1000, now: at(1))
         #expect(state.transfer("dl")?.retryAt == at(2))
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("dl")), at: at(1))
+        state.run(.transferPause(app: Apps.news, identifier: ident("dl")), at: at(1))
         _ = state.takeChanges()
 
-        let resumed = state.run(.resumeTransfer(app: Apps.news, identifier: ident("dl")), at: at(1.5))
+        let resumed = state.run(.transferResume(app: Apps.news, identifier: ident("dl")), at: at(1.5))
         #expect(resumed.outcome.message == "resumed dl")
         let record = try #require(state.transfer("dl"))
         #expect(record.state == .waiting)
@@ -364,7 +364,7 @@ struct TransferPolicyTests {
         #expect(changes.eventTypes == [.transferResumed])
         #expect(changes.events.first?.message == "com.example.news: transfer dl resumed from 400 bytes")
 
-        let notPaused = state.run(.resumeTransfer(app: Apps.news, identifier: ident("dl")), at: at(1.5))
+        let notPaused = state.run(.transferResume(app: Apps.news, identifier: ident("dl")), at: at(1.5))
         #expect(notPaused.outcome.message == "dl is not paused (waiting)")
         #expect(state.startDue(at: at(1.5)) == [transferKey("dl")])
     }
@@ -377,7 +377,7 @@ struct TransferPolicyTests {
         state.createTransfer(download("wait", earliest: at(100)), at: t0)
         _ = state.takeChanges()
 
-        let cancelled = state.run(.cancelTransfer(app: Apps.news, identifier: ident("run")), at: at(2), id: "cancel-1")
+        let cancelled = state.run(.transferCancel(app: Apps.news, identifier: ident("run")), at: at(2), id: "cancel-1")
         #expect(cancelled.outcome.message == "cancelled run")
         let record = try #require(state.transfer("run"))
         #expect(record.state == .cancelled)
@@ -389,7 +389,7 @@ struct TransferPolicyTests {
         #expect(changes.events.first?.reason == "cancelled")
         #expect(changes.events.first?.command == "cancel-1")
 
-        let cancelledWaiting = state.run(.cancelTransfer(app: Apps.news, identifier: ident("wait")), at: at(3))
+        let cancelledWaiting = state.run(.transferCancel(app: Apps.news, identifier: ident("wait")), at: at(3))
         #expect(state.transfer("wait")?.state == .cancelled)
         #expect(cancelledWaiting.transferActions == [.cancel(transferKey("wait"))], "a waiting download may have partial data too")
 
@@ -403,9 +403,9 @@ struct TransferPolicyTests {
     func noSuchTransfer() {
         var state = makeState()
         let actions: [CommandAction] = [
-            .pauseTransfer(app: Apps.news, identifier: ident("nope")),
-            .resumeTransfer(app: Apps.news, identifier: ident("nope")),
-            .cancelTransfer(app: Apps.news, identifier: ident("nope")),
+            .transferPause(app: Apps.news, identifier: ident("nope")),
+            .transferResume(app: Apps.news, identifier: ident("nope")),
+            .transferCancel(app: Apps.news, identifier: ident("nope")),
         ]
         for action in actions {
             let result = state.run(action, at: t0)
@@ -413,11 +413,11 @@ struct TransferPolicyTests {
             #expect(result.errorMessage == "no active transfer with identifier nope for com.example.news")
         }
         state.createTransfer(download("done"), at: t0)
-        state.run(.cancelTransfer(app: Apps.news, identifier: ident("done")), at: at(1))
+        state.run(.transferCancel(app: Apps.news, identifier: ident("done")), at: at(1))
         _ = state.takeChanges()
-        for action in [CommandAction.pauseTransfer(app: Apps.news, identifier: ident("done")),
-                       .resumeTransfer(app: Apps.news, identifier: ident("done")),
-                       .cancelTransfer(app: Apps.news, identifier: ident("done"))] {
+        for action in [CommandAction.transferPause(app: Apps.news, identifier: ident("done")),
+                       .transferResume(app: Apps.news, identifier: ident("done")),
+                       .transferCancel(app: Apps.news, identifier: ident("done"))] {
             let refused = state.run(action, at: at(2))
             #expect(refused.errorName == "noSuchTask")
             #expect(refused.effects.isEmpty)
@@ -433,7 +433,7 @@ struct TransferPolicyTests {
         state.createTransfer(download("c-done"), at: t0)
         state.createTransfer(download("mail", app: Apps.mail), at: t0)
         #expect(state.startDue(at: t0).count == 4)
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("b-paused")), at: at(1))
+        state.run(.transferPause(app: Apps.news, identifier: ident("b-paused")), at: at(1))
         state.transferEnded(transferKey("c-done"), .completed(statusCode: 200), bytesTransferred: 1, bytesExpected: 1, now: at(1))
         state.createTransfer(download("d-waiting", earliest: at(100)), at: at(1))
         _ = state.takeChanges()
@@ -495,7 +495,7 @@ struct TransferPolicyTests {
         #expect(state.transfer("dl")?.bytesExpected == 1000, "an unknown length keeps the known one")
 
         // Progress of a transfer that is not running (a late report after a pause) is ignored.
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("dl")), at: at(4))
+        state.run(.transferPause(app: Apps.news, identifier: ident("dl")), at: at(4))
         _ = state.takeChanges()
         state.transferProgressed(key, bytesTransferred: 900, bytesExpected: 1000, bytesPerSecond: 1,
                                  etag: nil, lastModified: nil, now: at(5))
@@ -511,7 +511,7 @@ struct TransferPolicyTests {
         #expect(state.startDue(at: t0).count == 2)
         state.transferProgressed(transferKey("run"), bytesTransferred: 700, bytesExpected: 1000, bytesPerSecond: 50,
                                  etag: "\"e\"", lastModified: nil, now: at(1))
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("held")), at: at(1))
+        state.run(.transferPause(app: Apps.news, identifier: ident("held")), at: at(1))
         _ = state.takeChanges()
 
         state.requeueInterruptedTransfers(now: at(10))
@@ -535,7 +535,7 @@ struct TransferPolicyTests {
     func retention() {
         var state = makeState()
         state.createTransfer(download("cancelled"), at: t0)
-        state.run(.cancelTransfer(app: Apps.news, identifier: ident("cancelled")), at: t0)
+        state.run(.transferCancel(app: Apps.news, identifier: ident("cancelled")), at: t0)
         state.createTransfer(download("completed"), at: t0)
         #expect(state.startDue(at: t0) == [transferKey("completed")])
         state.transferEnded(transferKey("completed"), .completed(statusCode: 200), bytesTransferred: 1, bytesExpected: 1, now: at(100))
@@ -564,7 +564,7 @@ struct TransferPolicyTests {
         settings.finishedTransferRetentionSeconds = 60
         var state = makeState(settings: settings)
         state.createTransfer(download("dl"), at: t0)
-        state.run(.cancelTransfer(app: Apps.news, identifier: ident("dl")), at: at(5))
+        state.run(.transferCancel(app: Apps.news, identifier: ident("dl")), at: at(5))
         #expect(state.nextWake(after: at(5)) == at(65))
         state.forgetFinishedTransfers(at: at(64.999))
         #expect(state.transfer("dl") != nil)
@@ -596,8 +596,8 @@ struct TransferAttemptOverlapTests {
         var state = makeState()
         state.createTransfer(download("quick"), at: t0)
         #expect(state.startDue(at: t0) == [transferKey("quick")])
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("quick")), at: t0)
-        state.run(.resumeTransfer(app: Apps.news, identifier: ident("quick")), at: t0)
+        state.run(.transferPause(app: Apps.news, identifier: ident("quick")), at: t0)
+        state.run(.transferResume(app: Apps.news, identifier: ident("quick")), at: t0)
         #expect(state.dueTransfers(at: t0, busy: [transferKey("quick")]).isEmpty, "the old attempt still runs")
         state.transferEnded(transferKey("quick"), .paused, bytesTransferred: 10, bytesExpected: 100, now: t0)
         #expect(state.transfer("quick")?.state == .waiting, "the late end of the old attempt leaves it waiting")
@@ -618,7 +618,7 @@ struct TransferAttemptOverlapTests {
         var state = makeState()
         state.createTransfer(download("late"), at: t0)
         _ = state.startDue(at: t0)
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("late")), at: t0)
+        state.run(.transferPause(app: Apps.news, identifier: ident("late")), at: t0)
         state.transferEnded(transferKey("late"), .completed(statusCode: 200), bytesTransferred: 100, bytesExpected: 100, now: t0)
         #expect(state.transfer("late")?.state == .completed)
     }

@@ -42,7 +42,7 @@ struct SHA256HexTests {
     func onTheWire() throws {
         let request = TransferRequest(app: ident("com.example.news"), identifier: ident("edition"), direction: .download,
                                       url: "https://example.com/e.zip", destination: "e.zip", sha256: Self.digest)
-        let command = Command(issuedAt: Date(timeIntervalSince1970: 1_800_000_000), action: .createTransfer(request))
+        let command = Command(issuedAt: Date(timeIntervalSince1970: 1_800_000_000), action: .transferCreate(request))
         let data = try JSONFormat.encode(command)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(object["sha256"] as? String == Self.digest)
@@ -54,7 +54,7 @@ struct SHA256HexTests {
          "app":"com.example.news","identifier":"edition","direction":"download","url":"https://example.com/e.zip",
          "destination":"e.zip"}
         """.utf8)
-        guard case .createTransfer(let decoded) = try JSONFormat.decode(Command.self, from: old).action else {
+        guard case .transferCreate(let decoded) = try JSONFormat.decode(Command.self, from: old).action else {
             Issue.record("not a createTransfer")
             return
         }
