@@ -9,6 +9,8 @@ public enum TransferAction: Sendable, Equatable {
     case pause(TaskKey)
     /// Stop the attempt and remove partial data.
     case cancel(TaskKey)
+    /// A download completed after its transfer was cancelled: remove the file no record names.
+    case discardDownload(TransferRecord)
 }
 
 /// How an attempt ended, as the runtime reports it.
@@ -221,9 +223,10 @@ extension SchedulerState {
     }
 
     /// An attempt ended: the record takes its outcome (a transient failure waits to retry).
+    @discardableResult
     public mutating func transferEnded(_ key: TaskKey, _ end: TransferAttemptEnd, bytesTransferred: Int64,
-                                       bytesExpected: Int64?, now: Date) {
-        guard var record = transfers[key] else { return }
+                                       bytesExpected: Int64?, now: Date) -> [SchedulerEffect] {
+        guard var record = transfers[key] else { return [] }
         record.bytesTransferred = bytesTransferred
         if let bytesExpected { record.bytesExpected = bytesExpected }
         record.bytesPerSecond = nil
@@ -231,7 +234,9 @@ extension SchedulerState {
         switch end {
         case .completed(let status):
             // Paused a moment too late: the bytes are all there, so it is complete all the same.
-            guard record.state == .running || record.state == .paused else { return }
+            guard record.state == .running || record.state == .paused else {
+                return record.state == .cancelled ? [.transfer(.discardDownload(record))] : []
+            }
             record.state = .completed
             record.finishedAt = now
             record.lastError = nil
@@ -241,7 +246,7 @@ extension SchedulerState {
                               reason: "\(status)",
                               message: "\(record.app): transfer \(record.identifier) completed (\(size) bytes, HTTP \(status))"))
         case .failed(let message, let transient, let retryAfter, let madeProgress):
-            guard record.state == .running else { return }
+            guard record.state == .running else { return [] }
             if transient {
                 record.retries += 1
                 record.state = .waiting
@@ -269,6 +274,7 @@ extension SchedulerState {
         case .cancelled:
             setTransfer(record)
         }
+        return []
     }
 
     private mutating func failTransfer(_ record: TransferRecord, message: String, now: Date) -> [TransferAction] {

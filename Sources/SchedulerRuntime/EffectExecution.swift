@@ -36,6 +36,9 @@ extension SchedulerDaemon {
                 signal(effect)
             case .kill:
                 processActions.append(effect)
+            case .transfer(.discardDownload(let record)):
+                // A file no record names: nothing to commit first.
+                transferRunner.removeOrphanedDownload(of: record)
             case .transfer(let action):
                 transferActions.append(action)
             case .superviseFinishing(let key, let pid):

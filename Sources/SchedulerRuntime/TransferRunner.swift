@@ -56,6 +56,8 @@ final class TransferRunner {
             if !engine.cancel(key) {
                 TransferJob.removePartialData(at: paths.transferPartialData(key))
             }
+        case .discardDownload(let record):
+            removeOrphanedDownload(of: record)
         }
     }
 

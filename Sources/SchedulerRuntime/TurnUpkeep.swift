@@ -44,11 +44,8 @@ extension SchedulerDaemon {
             if case .restarted(let reason) = event.kind {
                 state.transferRestarted(event.key, reason: reason, now: now)
             } else if let end = event.attemptEnd {
-                state.transferEnded(event.key, end, bytesTransferred: progress.bytesTransferred,
-                                    bytesExpected: progress.bytesExpected, now: now)
-                if case .completed = end, let record = state.transfers[event.key], record.state == .cancelled {
-                    transferRunner.removeOrphanedDownload(of: record)
-                }
+                carryOut(state.transferEnded(event.key, end, bytesTransferred: progress.bytesTransferred,
+                                             bytesExpected: progress.bytesExpected, now: now), now: now)
             } else {
                 state.transferProgressed(event.key, bytesTransferred: progress.bytesTransferred,
                                          bytesExpected: progress.bytesExpected, bytesPerSecond: progress.bytesPerSecond,

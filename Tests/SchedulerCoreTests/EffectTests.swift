@@ -77,4 +77,20 @@ struct EffectTests {
         #expect(state.effectsOfTime(at: at(35), busyTransfers: [transferKey("dl")])
             == [.kill(pid: 50, processGroup: 50, tasks: [state.key(Tasks.refresh)])] + state.dueLaunches(at: at(35)).map(SchedulerEffect.launch))
     }
+
+    @Test func aDownloadThatCompletesAfterItsCancelReturnsItsFileToDiscard() throws {
+        var state = makeState()
+        state.createTransfer(download("late"), at: t0)
+        #expect(state.startDue(at: t0) == [transferKey("late")])
+        state.run(.transferCancel(app: Apps.news, identifier: ident("late")), at: at(1))
+        let effects = state.transferEnded(transferKey("late"), .completed(statusCode: 200), bytesTransferred: 10,
+                                          bytesExpected: 10, now: at(2))
+        guard effects.count == 1, case .transfer(.discardDownload(let record)) = effects[0] else {
+            Issue.record("\(effects)")
+            return
+        }
+        #expect(record.key == transferKey("late") && record.destination == "file.bin")
+        #expect(state.transfer("late")?.state == .cancelled)
+        #expect(state.transferEnded(transferKey("late"), .cancelled, bytesTransferred: 10, bytesExpected: 10, now: at(3)).isEmpty)
+    }
 }
