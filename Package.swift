@@ -102,10 +102,13 @@ let package = Package(
             name: "bgbench",
             dependencies: [
                 // bgtaskd and bgtop are listed so that `swift run bgbench` builds the programs it drives.
-                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "LoopbackServer", "bgtaskd", "bgctl", "bgtop",
+                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "LoopbackServer", "TortureCampaign", "bgtaskd", "bgctl", "bgtop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The kill -9 campaign of `bgbench torture`: a library, so that an end-to-end test runs
+        // the same campaign at a small size.
+        .target(name: "TortureCampaign", dependencies: ["TaskState", "CLinuxSupport"]),
         // Examples of apps written with the library; `swift build` builds them.
         .executableTarget(
             name: "Stormy",
@@ -143,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "LoopbackServer", "bgtaskd", "bgctl", "bgtop",
+                "TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "LoopbackServer", "TortureCampaign", "bgtaskd", "bgctl", "bgtop",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

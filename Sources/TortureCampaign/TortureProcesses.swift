@@ -1,0 +1,171 @@
+import CLinuxSupport
+import Foundation
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A process as the kernel names it for good: its pid and its start time in clock ticks since
+/// boot (`/proc/<pid>/stat` field 22), so a reused pid is never taken for an earlier process.
+public struct ProcessName: Hashable, Sendable, CustomStringConvertible {
+    public var pid: Int32
+    public var startTicks: UInt64
+
+    public var description: String { "pid \(pid) (start \(startTicks))" }
+}
+
+/// Reading and signalling the processes of one state directory through `/proc`.
+///
+/// Every process the scheduler launches for the campaign's apps carries `BGTASK_STATE_DIR=<state>`
+/// in its environment, and so do their children (`bgctl complete`): that marker finds them all,
+/// whichever scheduler (killed or running) started them.
+enum TortureProcesses {
+    /// The fields of `/proc/<pid>/stat` that matter here, or `nil` when the process is gone.
+    struct Status {
+        var state: Character
+        var processGroup: Int32
+        var startTicks: UInt64
+    }
+
+    static func status(_ pid: Int32) -> Status? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After the command name: state is field 3, pgrp field 5, starttime field 22.
+        let fields = text[text.index(close, offsetBy: 2)...].split(separator: " ")
+        guard fields.count > 19, let state = fields[0].first, let group = Int32(fields[2]),
+              let ticks = UInt64(fields[19]) else { return nil }
+        return Status(state: state, processGroup: group, startTicks: ticks)
+    }
+
+    /// Whether `name` is a live process (not a zombie) that is still the same process.
+    static func isAlive(_ name: ProcessName) -> Bool {
+        guard let status = status(name.pid) else { return false }
+        return status.state != "Z" && status.startTicks == name.startTicks
+    }
+
+    /// Every live process (not a zombie) whose environment names `state` as its state directory.
+    static func marked(state: String) -> [(name: ProcessName, group: Int32)] {
+        let marker = Array("BGTASK_STATE_DIR=\(state)".utf8)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        var found: [(name: ProcessName, group: Int32)] = []
+        for entry in entries {
+            guard let pid = Int32(entry), pid != getpid(),
+                  let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { continue }
+            let hasMarker = environment.split(separator: 0, omittingEmptySubsequences: true).contains { Array($0) == marker }
+            guard hasMarker, let status = status(pid), status.state != "Z" else { continue }
+            found.append((name: ProcessName(pid: pid, startTicks: status.startTicks), group: status.processGroup))
+        }
+        return found
+    }
+
+    /// The marked processes that no task record and no attachment names: not the process itself,
+    /// nor (for a launch's own process group) the group of a named, live process.
+    static func unsupervised(state: String) -> Set<ProcessName> {
+        let snapshot = StateSnapshot.load(StatePaths(root: state))
+        var named = Set<ProcessName>()
+        var groups = Set<Int32>()
+        for task in snapshot.tasks {
+            guard let ticks = task.processStartTicks else { continue }
+            let name = ProcessName(pid: task.pid, startTicks: ticks)
+            named.insert(name)
+            if let group = task.processGroup, isAlive(name) { groups.insert(group) }
+        }
+        for app in snapshot.apps {
+            guard let attached = app.attachedProcess, let ticks = attached.processStartTicks else { continue }
+            let name = ProcessName(pid: attached.pid, startTicks: ticks)
+            named.insert(name)
+            if let group = attached.processGroup, isAlive(name) { groups.insert(group) }
+        }
+        return Set(marked(state: state).filter { !named.contains($0.name) && !groups.contains($0.group) }.map(\.name))
+    }
+
+    /// SIGKILL to every marked process (and its group), until none is left or `timeout` passes.
+    /// Returns how many were still there at the end.
+    @discardableResult
+    static func killAll(state: String, timeout: TimeInterval = 10) -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let left = marked(state: state)
+            if left.isEmpty || Date() >= deadline { return left.count }
+            for process in left {
+                if process.group > 1 && process.group == process.name.pid { kill(-process.group, SIGKILL) }
+                kill(process.name.pid, SIGKILL)
+            }
+            usleep(20_000)
+        }
+    }
+}
+
+/// A program started with a clean signal mask and default handlers in its own process group
+/// (`bg_spawn`), stdin from /dev/null and its output in a file: a test runner's threads block
+/// nearly every signal, and a child started with `Process` would inherit that.
+final class SpawnedProgram {
+    let pid: pid_t
+    private(set) var exit: Int32?
+
+    /// The raw `waitpid` status once the program has ended.
+    private(set) var rawStatus: Int32 = 0
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String], output: String) throws(TortureError) {
+        let fd = open(output, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw TortureError("cannot open \(output): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var pid: pid_t = 0
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        let rc = argv.withUnsafeBufferPointer { a in
+            envp.withUnsafeBufferPointer { e in bg_spawn(&pid, executable, a.baseAddress!, e.baseAddress!, fd, fd) }
+        }
+        guard rc == 0 else { throw TortureError("cannot start \(executable): \(String(cString: strerror(rc)))") }
+        self.pid = pid
+    }
+
+    /// Reaps the program if it has ended; returns whether it has.
+    func poll() -> Bool {
+        if exit != nil { return true }
+        var status: Int32 = 0
+        let rc = waitpid(pid, &status, WNOHANG)
+        guard rc == pid else { return false }
+        rawStatus = status
+        let signal = status & 0x7f
+        exit = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        return true
+    }
+
+    /// The signal that ended it, if one did.
+    var signal: Int32? {
+        guard exit != nil else { return nil }
+        let number = rawStatus & 0x7f
+        return number == 0 ? nil : number
+    }
+
+    /// Waits up to `timeout` seconds for it to end; returns whether it did.
+    func wait(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !poll() {
+            if Date() >= deadline { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
+    /// SIGKILL and reap.
+    func killAndReap() {
+        guard !poll() else { return }
+        kill(pid, SIGKILL)
+        _ = wait(timeout: 30)
+    }
+}
+
+/// A failure that ends the campaign before it can report (it could not set itself up).
+public struct TortureError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
