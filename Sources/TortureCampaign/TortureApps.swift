@@ -8,7 +8,7 @@ import Glibc
 ///
 /// Each app is one bash script. A launch logs `start PID TICKS IDS` to the shared app log, then
 /// mostly completes each task with `bgctl complete` after a short random time and logs `complete
-/// PID TICKS ID STATUS` (status 0: the completion was applied or queued, so it must take effect);
+/// PID TICKS ID STATUS OUTPUT` (status 0: the completion was applied or queued, so it must take effect);
 /// sometimes it overruns instead, ignoring the expiration signal, so the scheduler expires it and
 /// kills its group. An overrunning app ends itself once its task record is gone (a `complete`
 /// from the campaign), so that only a process the scheduler lost track of runs on.
@@ -57,16 +57,25 @@ struct TortureApps {
     }
 
     /// The app's script: `$RANDOM` picks its behaviour per launch.
+    ///
+    /// It does nothing before the scheduler has recorded its launch (a `launched` or `adopted`
+    /// event names its pid): a process the scheduler never recorded waits there for a minute,
+    /// unsupervised, where the campaign sees it, instead of completing another launch's task.
     static func script(log: String, bgctl: String) -> String {
         """
         #!/bin/bash
         LOG='\(log)'
         BGCTL='\(bgctl)'
+        EVENTS="$BGTASK_STATE_DIR/events.jsonl"
         ticks=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
         echo "start $$ $ticks $BGTASK_TASK_IDS" >> "$LOG"
-        if [ $((RANDOM % 8)) -eq 0 ]; then
-          # Overrun: ignore the expiration signal and wait to be killed, or for the task to end.
-          trap '' USR1
+        overrun=$(( RANDOM % 8 == 0 ))
+        if [ $overrun -eq 1 ]; then trap '' USR1; else trap 'echo "expired $$ $ticks" >> "$LOG"; exit 0' USR1; fi
+        recorded() { grep -F '"pid":'"$$," "$EVENTS" 2>/dev/null | grep -Eq '"type":"(launched|adopted)"'; }
+        for _ in $(seq 1200); do recorded && break; sleep 0.05 & wait $!; done
+        recorded || { echo "unrecorded $$ $ticks" >> "$LOG"; exit 0; }
+        if [ $overrun -eq 1 ]; then
+          # Ignore the expiration signal and wait to be killed, or for the tasks to end.
           for _ in $(seq 240); do
             sleep 0.25
             alive=0
@@ -77,7 +86,6 @@ struct TortureApps {
           done
           exit 0
         fi
-        trap 'echo "expired $$ $ticks" >> "$LOG"; exit 0' USR1
         sleep "0.$(( RANDOM % 9 ))$(( RANDOM % 10 ))" &
         wait $!
         for id in $BGTASK_TASK_IDS; do
@@ -111,6 +119,8 @@ enum AppLogLine {
     case start(ProcessName, identifiers: [String])
     case complete(ProcessName, identifier: String, status: Int32, output: String)
     case expired(ProcessName)
+    /// The process gave up waiting for the scheduler to record its launch.
+    case unrecorded(ProcessName)
 
     /// Every line of the log that parses, in order.
     static func read(_ path: String) -> [AppLogLine] {
@@ -127,6 +137,8 @@ enum AppLogLine {
                 return .complete(name, identifier: fields[3], status: status, output: fields.dropFirst(5).joined(separator: " "))
             case "expired":
                 return .expired(name)
+            case "unrecorded":
+                return .unrecorded(name)
             default:
                 return nil
             }

@@ -59,9 +59,14 @@ struct TortureAudit {
             let logged = events.contains { $0.command == entry.command.id && ($0.type == .submitted || $0.type == .replaced) }
             if !logged { note(.lost, "submit \(entry.command.id) (round \(entry.round)) succeeded but no submitted/replaced event names it") }
         }
+        // App starts the scheduler recorded (an unrecorded one is the unsupervised check's: it
+        // waits, doing nothing, for a record that never comes).
+        let recorded = Set(events.filter { $0.type == .launched || $0.type == .adopted }.compactMap(\.pid))
         var starts: [String: Int] = [:]
         for line in appLog {
-            if case .start(_, let identifiers) = line { for identifier in identifiers { starts[identifier, default: 0] += 1 } }
+            if case .start(let process, let identifiers) = line, recorded.contains(process.pid) {
+                for identifier in identifiers { starts[identifier, default: 0] += 1 }
+            }
         }
         for app in apps.apps {
             for task in app.tasks {
@@ -77,7 +82,7 @@ struct TortureAudit {
                 let launched = count(.launched), started = starts[key.identifier.rawValue] ?? 0
                 let pending = snapshot.requests.contains { $0.key == key } ? 1 : 0
                 let ended = count(.cancelled) + count(.replaced) + count(.launchFailed) + pending
-                let story = "\(submits) accepted submits; \(launched) launched events, \(started) app starts, \(count(.cancelled)) cancelled, "
+                let story = "\(submits) accepted submits; \(launched) launched events, \(started) recorded app starts, \(count(.cancelled)) cancelled, "
                     + "\(count(.replaced)) replaced, \(count(.launchFailed)) failed launches, \(pending) pending"
                 if launched + ended < submits {
                     note(.lost, "\(key): \(submits - launched - ended) submit(s) neither pending, launched, cancelled nor replaced (\(story))")

@@ -17,7 +17,7 @@ public struct TortureCampaign {
     /// How long a `bgtaskd` may take to take its lock, apply what waits, or a `bgctl` to answer.
     public static let bound: TimeInterval = 30
     /// How long a process must stay unsupervised (the same pid and start time) to count.
-    public static let unsupervisedGrace: TimeInterval = 3
+    public static let unsupervisedGrace: TimeInterval = 5
 
     public var rounds: Int
     public var seed: UInt64
@@ -68,6 +68,18 @@ public struct TortureCampaign {
     }
 }
 
+/// When in a round the scheduler is killed.
+private enum KillMoment: CaseIterable {
+    /// At the end of the round's commands: anywhere in the pause after the last one.
+    case uniform
+    /// 0 to 40 ms after a command that launches an app: mid-turn, between a launch and its
+    /// commit, or mid-commit.
+    case afterLaunchCommand
+    /// Around the next budget or kill deadline of a running task: between a kill decision (or an
+    /// expiry) and the signal, or its commit.
+    case atDeadline
+}
+
 /// One run of the campaign: its random streams, the commands it issued and what it found.
 private struct TortureRun {
     let campaign: TortureCampaign
@@ -106,7 +118,10 @@ private struct TortureRun {
             let active = Double.random(in: campaign.roundSeconds, using: &plan)
             let downtime = Double.random(in: 0.05...0.8, using: &plan)
             let queued = Int.random(in: 0...3, using: &plan)
+            let moment = KillMoment.allCases[Int.random(in: 0..<KillMoment.allCases.count, using: &plan)]
+            let jitter = Double.random(in: 0...1, using: &plan)
             try issueCommands(for: active)
+            try waitForKill(moment, jitter: jitter)
             daemon.killHard()
             report.restarts += 1
             let downUntil = Date().addingTimeInterval(downtime)
@@ -125,13 +140,17 @@ private struct TortureRun {
         checkSupervision(waitingForSuspects: true)
         let audit = TortureAudit(paths: paths, apps: apps, issued: issued, round: round).findings()
         for finding in audit.findings { found(finding.kind, finding.detail) }
+        let recorded = Set(EventLog(paths: paths).recent(limit: .max).events
+            .filter { $0.type == .launched || $0.type == .adopted }.compactMap(\.pid))
         for line in audit.appLog {
             switch line {
-            case .start: report.appLaunches += 1
+            case .start(let process, _):
+                report.appLaunches += 1
+                if !recorded.contains(process.pid) { report.unrecordedLaunches += 1 }
             case .complete(_, _, let status, _):
                 report.appCompletions += 1
                 if status == 0 { report.appCompletionsAcknowledged += 1 }
-            case .expired: break
+            case .expired, .unrecorded: break
             }
         }
         daemon.stop()
@@ -184,13 +203,15 @@ private struct TortureRun {
         }
     }
 
-    /// Waits (within the bound) until no app process runs and no task is recorded, so the app log
-    /// is complete before the audit: launches end within their budget and grace.
+    /// Waits (within the bound) until no task is recorded and no supervised app process runs, so
+    /// the app log is complete before the audit: launches end within their budget and grace.
+    /// Unsupervised processes are left to ``checkSupervision(waitingForSuspects:)``.
     private mutating func quiesce() {
         let deadline = Date().addingTimeInterval(TortureCampaign.bound)
         while Date() < deadline {
-            let running = TortureProcesses.marked(state: paths.root).count
-            if running == 0 && StateSnapshot.load(paths).tasks.isEmpty { return }
+            let unsupervised = TortureProcesses.unsupervised(state: paths.root)
+            let supervised = TortureProcesses.marked(state: paths.root).filter { !unsupervised.contains($0.name) }
+            if supervised.isEmpty && StateSnapshot.load(paths).tasks.isEmpty { return }
             usleep(50_000)
         }
         campaign.progress("note: app processes or tasks were still there \(Int(TortureCampaign.bound)) s after the last round")
@@ -239,6 +260,47 @@ private struct TortureRun {
     private static func commandLine(_ pid: Int32) -> String {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return "?" }
         return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
+    }
+
+    // MARK: - Kill moments
+
+    /// Waits for the round's kill moment. An idle scheduler is killed harmlessly, so besides
+    /// moments uniform over the round, two kinds aim at the short windows where it is busy.
+    private mutating func waitForKill(_ moment: KillMoment, jitter: Double) throws(TortureError) {
+        switch moment {
+        case .uniform:
+            return
+        case .afterLaunchCommand:
+            try issueLaunch()
+            usleep(useconds_t(jitter * 40_000))
+        case .atDeadline:
+            // The next budget or kill deadline of a running task (an expiry, or the kill of an
+            // overrun), give or take a few milliseconds; with none soon, as after a command.
+            let now = Date()
+            let soon = StateSnapshot.load(paths).tasks.flatMap { [$0.deadline, $0.killDeadline].compactMap { $0 } }
+                .filter { $0 > now && $0.timeIntervalSince(now) < 3 }.min()
+            guard let soon else {
+                try issueLaunch()
+                usleep(useconds_t(jitter * 40_000))
+                return
+            }
+            let wait = soon.timeIntervalSince(now) - 0.01 + jitter * 0.04
+            if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }
+        }
+    }
+
+    /// A command that makes the scheduler launch now: `simulate-launch` of a pending request,
+    /// else a submit that is due at once.
+    private mutating func issueLaunch() throws(TortureError) {
+        let pending = StateSnapshot.load(paths).requests.sorted { $0.key < $1.key }
+        if !pending.isEmpty {
+            let request = pending[Int.random(in: 0..<pending.count, using: &choices)]
+            try issue(.simulateLaunch(identifier: request.identifier, app: request.app))
+        } else {
+            let app = apps.apps[Int.random(in: 0..<apps.apps.count, using: &choices)]
+            let task = app.tasks[Int.random(in: 0..<app.tasks.count, using: &choices)]
+            try issue(.submit(SubmitRequest(app: app.id, identifier: task.identifier, kind: task.kind)))
+        }
     }
 
     // MARK: - Commands

@@ -34,6 +34,9 @@ public struct TortureReport: Sendable {
     public var appCompletionsAcknowledged = 0
     /// Processes the apps' launches started (from the app log).
     public var appLaunches = 0
+    /// App processes no `launched` or `adopted` event names (started in a turn whose commit never
+    /// happened); each that lives on is also an unsupervised finding.
+    public var unrecordedLaunches = 0
     public var findings: [Finding] = []
     /// The folder the run used (kept when asked to, else removed).
     public var folder = ""
@@ -60,7 +63,7 @@ public struct TortureReport: Sendable {
         var lines = rows.map { row in
             row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
         }
-        lines.append("app launches: \(appLaunches); app completions: \(appCompletions) sent, \(appCompletionsAcknowledged) acknowledged")
+        lines.append("app launches: \(appLaunches) (\(unrecordedLaunches) never recorded); app completions: \(appCompletions) sent, \(appCompletionsAcknowledged) acknowledged")
         for finding in findings { lines.append("! \(finding)") }
         return lines.joined(separator: "\n")
     }

@@ -66,7 +66,7 @@ struct TortureBench: InterruptibleBench {
         }
         Console.line()
         Console.table(report.table)
-        Console.line("  app launches: \(report.appLaunches); app completions: \(report.appCompletions) sent, "
+        Console.line("  app launches: \(report.appLaunches) (\(report.unrecordedLaunches) never recorded); app completions: \(report.appCompletions) sent, "
                      + "\(report.appCompletionsAcknowledged) acknowledged")
         for finding in report.findings { Console.line("  ! \(finding)") }
         if keep { Console.line("kept \(report.folder)") }
