@@ -104,7 +104,12 @@ struct TortureAudit {
         // Completions the apps sent that were acknowledged (applied, or queued while the scheduler
         // was down) complete their task: it is not recorded interrupted or exited instead.
         for line in appLog {
-            guard case .complete(let process, let identifier, let status, let output) = line, status == 0 else { continue }
+            guard case .complete(let process, let identifier, let status, let output) = line else { continue }
+            // Exit 3 with the scheduler running: it took the command and did not answer in 10 s.
+            if status == 3 && output.contains("did not answer") {
+                note(.hang, "\(identifier) of \(process): bgctl complete said '\(output)'")
+            }
+            guard status == 0 else { continue }
             let about = events.filter { $0.pid == process.pid && $0.identifier?.rawValue == identifier }
             guard !about.contains(where: { $0.type == .completed }) else { continue }
             let instead = about.map(\.type.rawValue).joined(separator: ", ")
