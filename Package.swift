@@ -38,6 +38,8 @@ let package = Package(
                 "SchedulerCore", "TaskState", "CLinuxSupport", "TransferEngine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                // HMAC-SHA256 of launch tokens (``LaunchKey``).
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The HTTP rules of transfers as pure functions (RFC 9110 ranges, validators, redirects,
@@ -139,6 +141,7 @@ let package = Package(
         // Golden screens are read through #filePath, not bundled.
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"], exclude: ["Golden"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
+        .testTarget(name: "SchedulerRuntimeTests", dependencies: ["SchedulerRuntime", "SchedulerCore", "TaskState", "TestSupport"]),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"]),
         .testTarget(name: "TransferEngineTests", dependencies: ["TransferEngine", "LoopbackServer", "TaskState", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CursesTerminalTests", dependencies: ["CursesTerminal", "Dashboard"]),

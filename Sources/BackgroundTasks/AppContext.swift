@@ -8,6 +8,9 @@ struct AppContext: Sendable {
     let manifest: AppManifest
     let paths: StatePaths
     let configDirectory: String
+    /// `BGTASK_LAUNCH_TOKEN` when the scheduler launched this process (or its parent): every
+    /// command carries it, so the scheduler lets it act on its own app only.
+    let launchToken: LaunchToken?
 
     /// `BGTASK_APP_ID` when set (the scheduler sets it for processes it launches), else the
     /// manifest in `<config>/apps` whose `executable` is this program.
@@ -16,6 +19,11 @@ struct AppContext: Sendable {
         let paths = StatePaths(root: Locations.stateDirectory(flag: nil, environment: environment))
         let configDirectory = Locations.configDirectory(flag: nil, environment: environment)
         let appsDirectory = "\(configDirectory)/apps"
+        let launchToken: LaunchToken?
+        switch LaunchToken.from(environment: environment) {
+        case .success(let token): launchToken = token
+        case .failure(let error): return .failure(.init(.unavailable, "\(LaunchToken.environmentVariable) is not usable: \(error)"))
+        }
         let catalog = ManifestCatalog.load(from: appsDirectory)
         if let named = environment["BGTASK_APP_ID"], !named.isEmpty {
             guard let id = try? Identifier(validating: named) else {
@@ -25,7 +33,7 @@ struct AppContext: Sendable {
                 let problem = catalog.problems.first { $0.file == "\(named).json" }.map { ": \($0.reason)" } ?? ""
                 return .failure(.init(.unavailable, "app \(named) has no usable manifest in \(appsDirectory)\(problem)"))
             }
-            return .success(AppContext(app: id, manifest: manifest, paths: paths, configDirectory: configDirectory))
+            return .success(AppContext(app: id, manifest: manifest, paths: paths, configDirectory: configDirectory, launchToken: launchToken))
         }
         let me = realPath("/proc/self/exe")
         let mine = catalog.manifests.values.filter { realPath($0.executable) == me }.sorted { $0.id < $1.id }
@@ -33,7 +41,7 @@ struct AppContext: Sendable {
             return .failure(.init(.unavailable,
                 "no manifest in \(appsDirectory) names this program (\(me ?? CommandLine.arguments.first ?? "?")) as its executable; add one, or set BGTASK_APP_ID"))
         }
-        return .success(AppContext(app: manifest.id, manifest: manifest, paths: paths, configDirectory: configDirectory))
+        return .success(AppContext(app: manifest.id, manifest: manifest, paths: paths, configDirectory: configDirectory, launchToken: launchToken))
     }
 
     private static func realPath(_ path: String) -> String? {

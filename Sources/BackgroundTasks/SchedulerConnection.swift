@@ -77,7 +77,7 @@ struct SchedulerConnection: Sendable {
     }
 
     private func command(_ action: CommandAction) -> Command {
-        Command(issuedAt: Date(), issuerPID: getpid(), action: action)
+        Command(issuedAt: Date(), issuerPID: getpid(), launchToken: context.launchToken, action: action)
     }
 }
 

@@ -31,9 +31,16 @@ extension SchedulerState {
 
     /// Moves tasks past their deadline to `expiring` and kills those past their grace period.
     public mutating func expire(at now: Date) -> [ProcessAction] {
+        expireRunning(at: now) + killOverdue(at: now)
+    }
+
+    /// Moves the running tasks past their deadline (of `only`, when given) to `expiring`; returns
+    /// the expiration signals to send.
+    public mutating func expireRunning(at now: Date, only: Set<TaskKey>? = nil) -> [ProcessAction] {
         var actions: [ProcessAction] = []
         var notified: [Int32: (String, [TaskKey])] = [:]
-        for task in tasks.values.sorted(by: { $0.key < $1.key }) where task.state == .running && task.deadline <= now {
+        for task in tasks.values.sorted(by: { $0.key < $1.key })
+        where task.state == .running && task.deadline <= now && only?.contains(task.key) != false {
             var expiring = task
             expiring.state = .expiring
             expiring.expiringSince = now
@@ -47,6 +54,12 @@ extension SchedulerState {
         for (pid, entry) in notified.sorted(by: { $0.key < $1.key }) {
             actions.append(.notifyExpiration(pid: pid, signal: entry.0, tasks: entry.1))
         }
+        return actions
+    }
+
+    /// Kills the processes of expiring tasks past their grace period.
+    public mutating func killOverdue(at now: Date) -> [ProcessAction] {
+        var actions: [ProcessAction] = []
         var killedPIDs: Set<Int32> = []
         for task in tasks.values.sorted(by: { $0.key < $1.key })
         where task.state == .expiring && (task.killDeadline ?? now) <= now && !killedPIDs.contains(task.pid) {
@@ -63,6 +76,7 @@ extension SchedulerState {
             }
             // Finishing tasks carry no group; a launch in the same process does.
             let group = sharing.lazy.compactMap(\.processGroup).first
+            noteKillDecided(of: task, processGroup: group, now: now)
             actions.append(.kill(pid: task.pid, processGroup: group, tasks: sharing.map(\.key)))
             throttle(task.app, now: now)
         }
@@ -96,6 +110,7 @@ extension SchedulerState {
                          message: "\(task.app): pid \(pid) \(status) without completing \(task.identifier)"))
         }
         if let overranApp { throttle(overranApp, now: now) }
+        removeProcess(pid)
         releaseAttachments(ofExited: pid, status: status, now: now)
     }
 
@@ -106,24 +121,37 @@ extension SchedulerState {
         setTask(task)
     }
 
-    /// After a scheduler restart: tasks whose process still runs are adopted with their deadlines;
-    /// the others are recorded as interrupted.
-    public mutating func adoptTasks(now: Date, isAlive: (LaunchedTask) -> Bool) {
+    /// After a scheduler restart: tasks whose process still runs are adopted with their deadlines.
+    /// Returns the pids of the others, which stay until ``interruptTasks(ofGone:now:)``: the inbox
+    /// may hold a completion their process wrote while the scheduler was down, and it counts.
+    @discardableResult
+    public mutating func adoptTasks(now: Date, isAlive: (LaunchedTask) -> Bool) -> Set<Int32> {
+        var gone: Set<Int32> = []
         for task in tasks.values.sorted(by: { $0.key < $1.key }) {
             if isAlive(task) {
                 record(Event(time: now, type: .adopted, app: task.app, identifier: task.identifier, kind: task.kind,
                              pid: task.pid, message: "\(task.app): adopted running pid \(task.pid) for \(task.identifier)"))
             } else {
-                removeTask(task.key)
-                record(Event(time: now, type: .interrupted, app: task.app, identifier: task.identifier, kind: task.kind,
-                             pid: task.pid,
-                             message: "\(task.app): \(task.identifier) was interrupted: pid \(task.pid) is gone after a scheduler restart"))
+                gone.insert(task.pid)
             }
         }
+        return gone
+    }
+
+    /// The tasks of processes found gone at start-up, once the inbox is applied, are recorded as
+    /// interrupted.
+    public mutating func interruptTasks(ofGone pids: Set<Int32>, now: Date) {
+        for task in tasks.values.sorted(by: { $0.key < $1.key }) where pids.contains(task.pid) {
+            removeTask(task.key)
+            record(Event(time: now, type: .interrupted, app: task.app, identifier: task.identifier, kind: task.kind,
+                         pid: task.pid,
+                         message: "\(task.app): \(task.identifier) was interrupted: pid \(task.pid) is gone after a scheduler restart"))
+        }
+        for pid in pids { removeProcess(pid) }
     }
 
     /// The pids the runtime must watch.
-    public var watchedPIDs: Set<Int32> { Set(tasks.values.map(\.pid)).union(attachedPIDs) }
+    public var watchedPIDs: Set<Int32> { Set(tasks.values.map(\.pid)).union(attachedPIDs).union(processes.keys) }
 
     static func seconds(_ value: TimeInterval) -> String {
         value.isFinite && value == value.rounded() ? "\(SafeNumber.secondsText(value)) s" : String(format: "%.1f s", value)

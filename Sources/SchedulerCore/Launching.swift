@@ -97,6 +97,9 @@ extension SchedulerState {
                          pid: pid, command: plan.simulated ? request.commandID : nil, reason: plan.reason,
                          message: "\(plan.app): \(how) \(request.identifier) (\(plan.reason), budget \(SafeNumber.secondsText(settings.budget(for: request.kind).rounded(.down))) s\(late))"))
         }
+        if plan.handOver == nil {
+            noteProcessStarted(plan, pid: pid, processGroup: processGroup, processStartTicks: processStartTicks, now: now)
+        }
         var record = app(plan.app)
         record.launchCount += 1
         record.lastLaunchAt = now

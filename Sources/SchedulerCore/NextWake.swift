@@ -5,13 +5,7 @@ extension SchedulerState {
     /// The next time anything changes by time alone, or `nil` when nothing waits for a time:
     /// the scheduler then sleeps until a file, a signal or a child wakes it.
     public func nextWake(after now: Date) -> Date? {
-        var candidates: [Date] = []
-        for task in tasks.values {
-            switch task.state {
-            case .running: candidates.append(task.deadline)
-            case .expiring: candidates.append(task.killDeadline ?? now)
-            }
-        }
+        var candidates: [Date] = nextTaskDeadline(after: now).map { [$0] } ?? []
         var byApp: [Identifier: [(PendingRequest, [Blocker])]] = [:]
         for request in requests.values {
             let blockers = blockers(for: request, at: now)
@@ -28,6 +22,16 @@ extension SchedulerState {
         if let transfer = nextTransferWake(after: now) { candidates.append(transfer) }
         if let session = nextSessionLaunchWake(after: now) { candidates.append(session) }
         return candidates.min()
+    }
+
+    /// The next budget or grace period to run out, for the runtime to act on the moment it does.
+    public func nextTaskDeadline(after now: Date) -> Date? {
+        tasks.values.lazy.map { task in
+            switch task.state {
+            case .running: task.deadline
+            case .expiring: task.killDeadline ?? now
+            }
+        }.min()
     }
 
     /// Whether some request waits only on probed (not simulated) machine conditions, so the

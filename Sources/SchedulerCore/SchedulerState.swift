@@ -15,6 +15,9 @@ public struct SchedulerState: Sendable {
     public internal(set) var tasks: [TaskKey: LaunchedTask] = [:]
     public internal(set) var transfers: [TaskKey: TransferRecord] = [:]
     public internal(set) var conditions: ConditionsRecord
+    /// The processes the scheduler started (or decided to kill) and has not seen end, by pid:
+    /// `processes.json`, so that after a crash none of them runs on unsupervised.
+    public internal(set) var processes: [Int32: ProcessLedger.Entry] = [:]
 
     /// What the runtime must do to running transfer attempts; see ``takeTransferActions()``.
     var transferActions: [TransferAction] = []
@@ -39,6 +42,7 @@ public struct SchedulerState: Sendable {
         }
         for task in snapshot.tasks { tasks[task.key] = task }
         for transfer in snapshot.transfers { transfers[transfer.key] = transfer }
+        for entry in snapshot.processes?.processes ?? [] { processes[entry.pid] = entry }
         if let stored = snapshot.conditions {
             self.conditions.overrides = stored.overrides
             self.conditions.effective = stored.overrides.applied(to: self.conditions.probed)
@@ -98,6 +102,17 @@ public struct SchedulerState: Sendable {
         changes.transfers.insert(key)
     }
 
+    mutating func setProcess(_ entry: ProcessLedger.Entry) {
+        guard processes[entry.pid] != entry else { return }
+        processes[entry.pid] = entry
+        changes.processes = true
+    }
+
+    mutating func removeProcess(_ pid: Int32) {
+        guard processes.removeValue(forKey: pid) != nil else { return }
+        changes.processes = true
+    }
+
     mutating func setApp(_ app: AppRecord) {
         guard apps[app.id] != app else { return }
         apps[app.id] = app
@@ -135,17 +150,19 @@ public struct ChangeSet: Sendable, Equatable {
     public var transferProgress: Set<TaskKey> = []
     public var apps: Set<Identifier> = []
     public var conditions = false
+    /// The process ledger changed.
+    public var processes = false
     public var events: [Event] = []
 
     public init() {}
 
     public var isEmpty: Bool {
         requests.isEmpty && tasks.isEmpty && transfers.isEmpty && transferProgress.isEmpty && apps.isEmpty
-            && !conditions && events.isEmpty
+            && !conditions && !processes && events.isEmpty
     }
 
     /// Whether anything but progress changed, which needs the durable group commit.
     public var needsDurableCommit: Bool {
-        !(requests.isEmpty && tasks.isEmpty && transfers.isEmpty && apps.isEmpty && !conditions && events.isEmpty)
+        !(requests.isEmpty && tasks.isEmpty && transfers.isEmpty && apps.isEmpty && !conditions && !processes && events.isEmpty)
     }
 }

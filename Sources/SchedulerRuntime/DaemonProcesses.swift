@@ -80,32 +80,51 @@ extension SchedulerDaemon {
         }
     }
 
+    /// Expires the tasks whose budget has run out: those ``ExpiryAlarm`` already signalled, as of
+    /// the moment it did, and any other now due (a `simulate-expiration`, a deadline that passed
+    /// before the alarm had the task), signalled here at once. Kills of tasks past their grace
+    /// wait for the commit.
+    func expireDueTasks(now: Date) {
+        for fired in alarm.takeFired() {
+            _ = state.expireRunning(at: fired.at, only: Set(fired.keys))
+        }
+        guard let due = state.nextTaskDeadline(after: now), due <= now else { return }
+        for action in state.expire(at: now) {
+            guard case .notifyExpiration(_, _, let keys) = action else {
+                processActions.append(action)
+                continue
+            }
+            guard alarm.claim(keys) else { continue }
+            // Rewritten first (without a sync), so that the app woken by the signal reads its
+            // task as expiring; the turn's commit makes it durable.
+            for key in keys {
+                guard let task = state.tasks[key], let bytes = try? JSONFormat.encode(task) else { continue }
+                try? StateFiles.write(bytes, to: paths.task(key), durable: false)
+            }
+            execute([action])
+        }
+    }
+
     /// After a restart: takes handles on the adopted tasks' and attachments' processes, each only
     /// while it is still the process recorded (same start time).
     func holdAdoptedProcesses() {
         for task in state.tasks.values { handles.holdAdopted(task.pid, startTicks: task.processStartTicks) }
+        for entry in state.processes.values { handles.holdAdopted(entry.pid, startTicks: entry.processStartTicks) }
         for app in state.apps.values {
             if let attached = app.attachedProcess { handles.holdAdopted(attached.pid, startTicks: attached.processStartTicks) }
         }
     }
 
     /// Reaps every child that has ended; the policy hears of them after the inbox is applied.
-    func reapChildren() -> [(pid: Int32, status: String, signal: Int32?)] {
-        var exits: [(pid: Int32, status: String, signal: Int32?)] = []
+    func reapChildren() -> [ProcessExit] {
+        var exits: [ProcessExit] = []
         var status: Int32 = 0
         while true {
             let pid = waitpid(-1, &status, WNOHANG)
             if pid <= 0 { break }
             children.remove(pid)
-            let signal = status & 0x7f
-            exits.append((pid: pid, status: Self.describe(status: status), signal: signal == 0 ? nil : signal))
+            exits.append(ProcessExit(pid: pid, status: WaitStatus(status)))
         }
         return exits
-    }
-
-    static func describe(status: Int32) -> String {
-        let signal = status & 0x7f
-        if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
-        return "was killed by signal \(signal)"
     }
 }

@@ -62,6 +62,9 @@ struct GroupCommit {
             if let app = state.apps[id] { try write(app, paths.app(id)) } else { batch.removals.append(relative(paths.app(id))) }
         }
         if changes.conditions { try write(state.conditions, paths.conditions) }
+        if changes.processes {
+            try write(ProcessLedger(processes: state.processes.values.sorted { $0.pid < $1.pid }), paths.processes)
+        }
         for outcome in outcomes { try write(outcome, paths.outcome(outcome.command)) }
         for id in expiredOutcomes { batch.removals.append(relative(paths.outcome(id))) }
         if let heartbeat { try write(heartbeat, paths.heartbeat) }

@@ -44,6 +44,14 @@ final class ProcessHandles {
 
     func holds(_ pid: Int32) -> Bool { descriptors[pid] != nil }
 
+    /// A pidfd of its own on the held process `pid`, for another thread (``ExpiryAlarm``) to
+    /// signal it through; the caller closes it.
+    func duplicate(_ pid: Int32) -> Int32? {
+        guard let descriptor = descriptors[pid] else { return nil }
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        return copy >= 0 ? copy : nil
+    }
+
     /// Signals the held process `pid`. False when there is no handle or the process has ended.
     @discardableResult
     func signal(_ pid: Int32, _ signal: Int32) -> Bool {

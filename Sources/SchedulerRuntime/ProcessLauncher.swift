@@ -11,6 +11,8 @@ import Glibc
 struct ProcessLauncher {
     let paths: StatePaths
     let configDirectory: String
+    /// Makes each launch's `BGTASK_LAUNCH_TOKEN` and checks the tokens commands carry.
+    let launchKey: LaunchKey
 
     /// A started process.
     struct Launched {
@@ -30,6 +32,8 @@ struct ProcessLauncher {
         environment["BGTASK_LAUNCH_ID"] = plan.launchID
         environment["BGTASK_TASK_IDS"] = plan.requests.map(\.identifier.rawValue).joined(separator: " ")
         environment["BGTASK_TASK_KINDS"] = plan.requests.map(\.kind.rawValue).joined(separator: " ")
+        // Set (never inherited from the scheduler's own environment) or, should it not be made, absent.
+        environment[LaunchToken.environmentVariable] = try? launchKey.token(app: plan.app, launchID: plan.launchID).text
 
         let logPath = paths.appLog(plan.app)
         // Never blocks (a FIFO there would hang the scheduler in open(2)); anything but a regular

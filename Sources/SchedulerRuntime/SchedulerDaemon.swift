@@ -45,19 +45,25 @@ public final class SchedulerDaemon {
     /// Inbox files of a turn whose commit crashed: each is applied again in a turn of its own.
     var suspects: Set<String> = []
     let launcher: ProcessLauncher
+    /// Sends expiration signals at the deadline, whatever the loop is doing.
+    let alarm: ExpiryAlarm
     private var transferRunner: TransferRunner!
     /// Transfer attempts to start, pause or cancel once the turn's state is committed.
     private var transferActions: [TransferAction] = []
     var state: SchedulerState
     private let startedAt: Date
-    var outcomeExpiry: [(Date, String)] = []
+    /// When each outcome file written is due for removal.
+    var outcomeRetention = OutcomeRetention()
     var pendingOutcomes: [CommandOutcome] = []
-    private var consumedCommands: [String] = []
+    var consumedCommands: [String] = []
     var children: Set<Int32> = []
     /// pidfds on the processes the scheduler may signal: the only way a signal leaves it.
     let handles = ProcessHandles()
     /// Signals and kills decided this turn, carried out after the commit.
-    private var processActions: [ProcessAction] = []
+    var processActions: [ProcessAction] = []
+    /// Processes of tasks found gone at start-up: their tasks are interrupted once the inbox is
+    /// applied, so a completion written while the scheduler was down still counts.
+    var goneAtStart: Set<Int32> = []
     private var lastProbe: Date
     private var stopping = false
 
@@ -98,8 +104,9 @@ public final class SchedulerDaemon {
         } catch {
             throw .lock(error)
         }
-        launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory)
-        var recoveryEvents: [Event] = []
+        let launchKey = try Self.keptLaunchKey(paths: paths, now: now)
+        launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory, launchKey: launchKey.key)
+        var recoveryEvents: [Event] = launchKey.events
         do {
             for directory in paths.directories { try StateFiles.ensureDirectory(directory) }
             // Before the journal is opened and replayed (which appends to the log).
@@ -110,34 +117,13 @@ public final class SchedulerDaemon {
             try StateFiles.ensureDirectory(configDirectory)
             try StateFiles.ensureDirectory("\(configDirectory)/apps")
             wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
+            alarm = try ExpiryAlarm(paths: paths, graceSeconds: settings.expirationGraceSeconds, notifier: wait.notifier)
             try wait.watcher.watch(paths.inboxNew, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR))
             try wait.watcher.watch("\(configDirectory)/apps")
         } catch {
             throw .state("\(error)")
         }
-        do {
-            switch try committer.replayJournal() {
-            case .nothing:
-                break
-            case .replayed:
-                logger.notice("replayed the journal of an interrupted commit")
-            case .dropped(let bytes):
-                // A batch whose journal write a crash cut short: none of its commands had been
-                // acknowledged, and all of them are still in the inbox. Kept aside for inspection.
-                let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
-                try? StateFiles.write(bytes, to: kept, durable: false)
-                recoveryEvents.append(Event(time: now, type: .quarantined, reason: "journal",
-                                            message: "journal.json held a batch cut short by a crash; dropped it (copy in \(kept))"))
-            }
-        } catch {
-            let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
-            if let bytes = try? StateFiles.read(paths.journal, maximumSize: 512 << 20) {
-                try? StateFiles.write(bytes, to: kept, durable: false)
-            }
-            try? committer.journal.clear()
-            recoveryEvents.append(Event(time: now, type: .quarantined, reason: "journal",
-                                        message: "journal.json could not be replayed (\(error)); copy in \(kept)"))
-        }
+        recoveryEvents += Self.replayJournal(committer, paths: paths, logger: logger, now: now)
         let reading = probe.read(idleLoadAverage: settings.idleLoadAverage, lowPowerBatteryPercent: settings.lowPowerBatteryPercent)
         let conditions = ConditionsRecord(probed: reading.conditions, batteryPercent: reading.batteryPercent,
                                           loadAverage: reading.loadAverage, probedAt: now)
@@ -154,11 +140,8 @@ public final class SchedulerDaemon {
         let notifier = wait.notifier
         transferRunner = TransferRunner(paths: paths) { notifier.wake() }
         state.requeueInterruptedTransfers(now: now)
-        state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
-        state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
-        for pid in state.watchedPIDs { wait.watchExit(of: pid) }
-        holdAdoptedProcesses()
-        loadOutcomeExpiry(now: now)
+        takeOverProcesses(now: now)
+        outcomeRetention = OutcomeRetention.load(paths.outcomes, retentionSeconds: settings.outcomeRetentionSeconds)
         removeAbandonedInboxFiles(now: now)
         if let leftover = poisonGuard.leftover() { takeLeftover(leftover, now: now) }
         poisonGuard.clear()
@@ -174,6 +157,7 @@ public final class SchedulerDaemon {
                 let wake = wait.wait()
                 try turn(Date(), wake: wake)
             }
+            alarm.stop()
             // Running transfers stop where they are; the next scheduler resumes them.
             transferRunner.shutdown()
             applyTransferEvents(now: Date())
@@ -184,6 +168,7 @@ public final class SchedulerDaemon {
             logger.info("stopped")
             return 0
         } catch {
+            alarm.stop()
             transferRunner.shutdown()
             let full = (error as? StateError)?.isNoSpace == true ? "the disk is full: " : ""
             logger.critical("stopping: \(full)\(error)")
@@ -199,7 +184,9 @@ public final class SchedulerDaemon {
     // MARK: - One turn of the loop
 
     private func turn(_ now: Date, wake: KernelWait.Wake) throws {
-        var exits: [(pid: Int32, status: String, signal: Int32?)] = []
+        // A budget that ran out is acted on before anything else the wake brought.
+        expireDueTasks(now: now)
+        var exits: [ProcessExit] = []
         for signal in wake.signals {
             switch signal {
             case SIGCHLD: exits += reapChildren()
@@ -211,7 +198,7 @@ public final class SchedulerDaemon {
         }
         if wake.stopRequested { stopping = true }
         if wake.notified { applyTransferEvents(now: now) }
-        exits += wake.exitedPIDs.map { (pid: $0, status: "exited", signal: nil) }
+        exits += wake.exitedPIDs.map { ProcessExit(pid: $0, status: .unknown) }
         if wake.changes.contains(where: { $0.directory.hasSuffix("/apps") || $0.directory.isEmpty }) {
             reloadManifests(now: now)
         }
@@ -227,99 +214,20 @@ public final class SchedulerDaemon {
         while more {
             more = try applyInboxBatch(now: Date())
             if !more {
-                for exit in exits { state.processExited(pid: exit.pid, status: exit.status, signal: exit.signal, now: now) }
+                if !goneAtStart.isEmpty {
+                    state.interruptTasks(ofGone: goneAtStart, now: now)
+                    goneAtStart = []
+                }
+                for exit in exits { state.processExited(pid: exit.pid, status: exit.status.description, signal: exit.status.signal, now: now) }
                 exits.removeAll()
             }
             try decideAndCommit(now: Date())
         }
     }
 
-    /// Applies up to one batch of inbox commands. Returns whether more are waiting.
-    private func applyInboxBatch(now: Date) throws -> Bool {
-        let inbox = Inbox(paths: paths)
-        let batchSize = 1024
-        let names = try inbox.waiting(limit: batchSize + 1)
-        var applied: [String] = []
-        var handled = 0
-        defer {
-            // From here to the end of the commit, the turn's commands are what is in hand.
-            if !applied.isEmpty { poisonGuard.mark(.committing, commands: applied) }
-        }
-        for name in names.prefix(batchSize) {
-            // A suspect of a crashed turn goes in a turn of its own, so a second crash names it alone.
-            let isSuspect = suspects.remove(name) != nil
-            if isSuspect && handled > 0 {
-                suspects.insert(name)
-                return true
-            }
-            handled += 1
-            let path = inbox.path(of: name)
-            let stem = String(name.dropLast(".json".count))
-            if StateFiles.exists(paths.outcome(stem)) {
-                // Applied before a crash that came between the outcome and the inbox removal.
-                consumedCommands.append(path)
-                continue
-            }
-            poisonGuard.mark(.applying, commands: [name])
-            applied.append(name)
-            let command: Command
-            do {
-                command = try inbox.read(name)
-                guard command.id == stem else {
-                    throw StateError.malformed("command id '\(command.id)' does not match its file name")
-                }
-            } catch {
-                state.record(quarantine(path, reason: "\(error)", now: now, type: .commandRejected))
-                if Command.isValidID(stem) {
-                    queueOutcome(CommandOutcome(command: stem, type: nil, appliedAt: now,
-                                                error: .init(name: "invalidCommand", message: "\(error)")), now: now)
-                }
-                continue
-            }
-            // The pid a command wants signalled is checked first, against the kernel.
-            let vetted = vetTarget(of: command, now: now)
-            var result: CommandResult
-            if case .failure(let refusal) = vetted {
-                result = state.refuse(command, .notAppProcess(refusal.description), now: now)
-            } else {
-                result = state.apply(command, now: now)
-            }
-            let process = try? vetted?.get()
-            if result.outcome.error != nil, let process { close(process.pidfd) }
-            if let plan = result.launch {
-                switch launch(plan, now: now) {
-                case .success(let pid):
-                    let how = plan.handOver == nil ? "launched \(plan.app) (pid \(pid))" : "handed to running \(plan.app) (pid \(pid))"
-                    result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
-                case .failure(let error): result.outcome.error = error.refusal
-                }
-            }
-            if case .simulateExpiration = command.action {
-                processActions += state.expire(at: now)
-            }
-            if case .beginFinishing(let app, _, let pid) = command.action, let identifier = result.outcome.identifier,
-               result.outcome.error == nil, let process {
-                handles.hold(process)
-                state.recordProcessIdentity(of: TaskKey(app: app, identifier: identifier), startTicks: process.startTicks)
-                // Not our child: its exit is learnt through a pidfd, not SIGCHLD.
-                if !children.contains(pid) { wait.watchExit(of: pid) }
-            }
-            if case .attach(let app, _, _) = command.action, result.outcome.error == nil, let process {
-                noteAttachment(of: app, process: process, issuedAt: command.issuedAt, now: now)
-            }
-            queueOutcome(result.outcome, now: now)
-            consumedCommands.append(path)
-            if isSuspect {
-                logger.notice("applied suspect \(name) in a turn of its own")
-                return true
-            }
-        }
-        return names.count > batchSize
-    }
-
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
     private func decideAndCommit(now: Date) throws {
-        processActions += state.expire(at: now)
+        expireDueTasks(now: now)
         let plans = state.dueLaunches(at: now)
         for plan in plans + state.dueSessionLaunches(at: now, excluding: Set(plans.map(\.app))) { _ = launch(plan, now: now) }
         state.forgetFinishedTransfers(at: now)
@@ -332,11 +240,12 @@ public final class SchedulerDaemon {
         }
         try commit(now: now, nextWake: nextWake)
         poisonGuard.clear()
-        // Signals go out once the state they announce is on disk, so an app woken by its
-        // expiration signal reads its task as expiring.
+        // Kills go out once the decision is on disk (the process ledger), so a crash in between
+        // is carried out at the next start.
         execute(processActions)
         processActions.removeAll()
         handles.release(keeping: state.watchedPIDs.union(children))
+        alarm.update(from: state, handles: handles)
         for action in transferActions { transferRunner.perform(action) }
         transferActions.removeAll()
         wait.arm(at: nextWake)
@@ -344,11 +253,7 @@ public final class SchedulerDaemon {
 
     private func commit(now: Date, nextWake: Date?) throws {
         let changes = state.takeChanges()
-        var expired: [String] = []
-        while let first = outcomeExpiry.first, first.0 <= now {
-            expired.append(first.1)
-            outcomeExpiry.removeFirst()
-        }
+        let expired = outcomeRetention.takeExpired(at: now)
         if changes.isEmpty && pendingOutcomes.isEmpty && consumedCommands.isEmpty && expired.isEmpty { return }
         if !changes.needsDurableCommit && pendingOutcomes.isEmpty && consumedCommands.isEmpty && expired.isEmpty {
             // Progress only: plain atomic writes, no journal and no sync.
@@ -419,7 +324,7 @@ public final class SchedulerDaemon {
 
     func queueOutcome(_ outcome: CommandOutcome, now: Date) {
         pendingOutcomes.append(outcome)
-        outcomeExpiry.append((now.addingTimeInterval(settings.outcomeRetentionSeconds), outcome.command))
+        outcomeRetention.keep(outcome.command, until: now.addingTimeInterval(settings.outcomeRetentionSeconds))
     }
 
 }

@@ -6,10 +6,50 @@ import TaskState
 import Glibc
 #endif
 
-/// What a scheduler does at start-up about what the previous one left: the commands it had in
-/// hand when it crashed (``PoisonGuard``), half-written inbox files, and the outcomes still to
-/// expire.
+/// What a scheduler does at start-up about what the previous one left: its processes, the
+/// commands it had in hand when it crashed (``PoisonGuard``), half-written inbox files, and the
+/// outcomes still to expire.
 extension SchedulerDaemon {
+    /// Takes over what the previous scheduler's processes are doing: adopts live tasks and
+    /// attachments, and sees that no process it started runs on unsupervised (see
+    /// `ProcessSupervision`). Kills decided here go out after the first commit.
+    func takeOverProcesses(now: Date) {
+        goneAtStart = state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
+        state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
+        processActions += state.takeOverProcesses(found: MarkedProcessScan.scan(stateRoot: paths.root), now: now) {
+            ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks)
+        }
+        for pid in state.watchedPIDs.subtracting(goneAtStart) { wait.watchExit(of: pid) }
+        holdAdoptedProcesses()
+    }
+
+    /// Replays a commit a crash interrupted; returns the events that say what was set aside.
+    static func replayJournal(_ committer: GroupCommit, paths: StatePaths, logger: Logger, now: Date) -> [Event] {
+        let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
+        do {
+            switch try committer.replayJournal() {
+            case .nothing:
+                return []
+            case .replayed:
+                logger.notice("replayed the journal of an interrupted commit")
+                return []
+            case .dropped(let bytes):
+                // A batch whose journal write a crash cut short: none of its commands had been
+                // acknowledged, and all of them are still in the inbox. Kept aside for inspection.
+                try? StateFiles.write(bytes, to: kept, durable: false)
+                return [Event(time: now, type: .quarantined, reason: "journal",
+                              message: "journal.json held a batch cut short by a crash; dropped it (copy in \(kept))")]
+            }
+        } catch {
+            if let bytes = try? StateFiles.read(paths.journal, maximumSize: 512 << 20) {
+                try? StateFiles.write(bytes, to: kept, durable: false)
+            }
+            try? committer.journal.clear()
+            return [Event(time: now, type: .quarantined, reason: "journal",
+                          message: "journal.json could not be replayed (\(error)); copy in \(kept)")]
+        }
+    }
+
     /// Acts on what the previous scheduler had in hand when it died (see ``PoisonGuard``).
     func takeLeftover(_ leftover: PoisonGuard.Leftover, now: Date) {
         guard let signal = leftover.signal else {
@@ -46,17 +86,5 @@ extension SchedulerDaemon {
             guard lstat(path, &info) == 0, now.timeIntervalSince1970 - TimeInterval(info.st_mtim.tv_sec) > 3600 else { continue }
             try? StateFiles.remove(path)
         }
-    }
-
-    func loadOutcomeExpiry(now: Date) {
-        let names = (try? StateFiles.names(in: paths.outcomes)) ?? []
-        for name in names where name.hasSuffix(".json") {
-            var info = stat()
-            let path = "\(paths.outcomes)/\(name)"
-            guard lstat(path, &info) == 0 else { continue }
-            let written = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
-            outcomeExpiry.append((written.addingTimeInterval(settings.outcomeRetentionSeconds), String(name.dropLast(5))))
-        }
-        outcomeExpiry.sort { $0.0 < $1.0 }
     }
 }

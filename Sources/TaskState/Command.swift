@@ -9,12 +9,18 @@ public struct Command: Codable, Hashable, Sendable {
     public var issuedAt: Date
     /// The process that wrote the command, for the event log.
     public var issuerPID: Int32?
+    /// The launch token of the process that wrote the command (`BGTASK_LAUNCH_TOKEN`), when it was
+    /// launched by the scheduler: the command may then act only on that launch's app. `nil` for a
+    /// person's command, which acts as the user. See `docs/security.md`.
+    public var launchToken: LaunchToken?
     public var action: CommandAction
 
-    public init(id: String = Command.newID(), issuedAt: Date, issuerPID: Int32? = nil, action: CommandAction) {
+    public init(id: String = Command.newID(), issuedAt: Date, issuerPID: Int32? = nil, launchToken: LaunchToken? = nil,
+                action: CommandAction) {
         self.id = id
         self.issuedAt = issuedAt
         self.issuerPID = issuerPID
+        self.launchToken = launchToken
         self.action = action
     }
 
@@ -39,6 +45,7 @@ public struct Command: Codable, Hashable, Sendable {
         var id: String
         var issuedAt: Date
         var issuerPID: Int32?
+        var launchToken: String?
         var type: CommandAction.Name
         var app: Identifier?
         var identifier: Identifier?
@@ -72,6 +79,14 @@ public struct Command: Codable, Hashable, Sendable {
         id = wire.id
         issuedAt = wire.issuedAt
         issuerPID = wire.issuerPID
+        if let text = wire.launchToken {
+            do {
+                launchToken = try LaunchToken(validating: text)
+            } catch {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: decoder.codingPath + [AnyKey("launchToken")], debugDescription: error.description))
+            }
+        }
         func need<T>(_ value: T?, _ key: String) throws -> T {
             guard let value else {
                 throw DecodingError.keyNotFound(
@@ -132,7 +147,8 @@ public struct Command: Codable, Hashable, Sendable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var wire = Wire(format: JSONFormat.version, id: id, issuedAt: issuedAt, issuerPID: issuerPID, type: action.name)
+        var wire = Wire(format: JSONFormat.version, id: id, issuedAt: issuedAt, issuerPID: issuerPID,
+                        launchToken: launchToken?.text, type: action.name)
         switch action {
         case .submit(let request):
             wire.app = request.app

@@ -14,6 +14,9 @@ public struct Event: Codable, Hashable, Sendable {
         case transferPaused, transferResumed, transferCancelled
         /// A download's held bytes could not be resumed (RFC 9110 rules) and it starts from byte 0.
         case transferRestarted
+        /// The scheduler made a new launch key (`launch.key`): at first start, or because the kept
+        /// one was missing or unusable. Launch tokens given out before no longer verify.
+        case launchKeyCreated
     }
 
     public var time: Date

@@ -17,6 +17,10 @@ public struct StatePaths: Sendable, Hashable {
     public var heartbeat: String { "\(root)/daemon.json" }
     public var conditions: String { "\(root)/conditions.json" }
     public var journal: String { "\(root)/journal.json" }
+    /// The processes the scheduler started and has not seen end (``ProcessLedger``).
+    public var processes: String { "\(root)/processes.json" }
+    /// The scheduler's secret for launch tokens (``LaunchToken``); 0600, read by no one else.
+    public var launchKey: String { "\(root)/launch.key" }
     public var requests: String { "\(root)/requests" }
     public var tasks: String { "\(root)/tasks" }
     public var apps: String { "\(root)/apps" }

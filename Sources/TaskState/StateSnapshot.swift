@@ -20,6 +20,7 @@ public struct StateSnapshot: Sendable {
     public var transfers: [TransferRecord] = []
     public var conditions: ConditionsRecord?
     public var heartbeat: DaemonHeartbeat?
+    public var processes: ProcessLedger?
     public var unreadable: [UnreadableFile] = []
 
     public init() {}
@@ -34,6 +35,7 @@ public struct StateSnapshot: Sendable {
         snapshot.apps = snapshot.loadFlat(paths.apps, as: AppRecord.self) { $0.id }
         snapshot.conditions = snapshot.loadOptional(paths.conditions, as: ConditionsRecord.self)
         snapshot.heartbeat = snapshot.loadOptional(paths.heartbeat, as: DaemonHeartbeat.self)
+        snapshot.processes = snapshot.loadOptional(paths.processes, as: ProcessLedger.self)
         return snapshot
     }
 

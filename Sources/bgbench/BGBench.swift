@@ -23,7 +23,8 @@ struct SchedulerBench: InterruptibleBench {
         discussion: """
         Phases: (1) durable submits per second, bgtop beside SQLite (WAL and DELETE, synchronous=FULL) with
         the same number of writers; (2) launch latency, earliestBeginDate to app running; (3) expiry lateness,
-        deadline to SIGUSR1 received. Uses bgtaskd from bgbench's own build folder and python3's sqlite3
+        deadline to SIGUSR1 received; (4) expiry lateness again while durable submits stream in
+        (--streaming-submits per second), beside a bare timer thread sleeping until the same deadlines. Uses bgtaskd from bgbench's own build folder and python3's sqlite3
         module. Everything happens in a private temporary folder that is removed at the end.
         See docs/performance.md.
         """)
@@ -49,6 +50,9 @@ struct SchedulerBench: InterruptibleBench {
     @Option(help: "Seconds between consecutive due dates (phases 2 and 3).")
     var stagger = 0.02
 
+    @Option(help: "Durable submits per second streamed at bgtaskd during phase 4 (phase 3 under load); 0 skips phase 4.")
+    var streamingSubmits = 50.0
+
     @Option(help: "Folder in which to create the benchmark folder (default: $TMPDIR, else /tmp).")
     var directory: String?
 
@@ -65,6 +69,9 @@ struct SchedulerBench: InterruptibleBench {
         }
         guard (1...99).contains(rounds) else { throw ValidationError("--rounds must be from 1 to 99") }
         guard (1...999).contains(launches) else { throw ValidationError("--launches must be from 1 to 999") }
+        guard streamingSubmits.isFinite, (0...1000).contains(streamingSubmits) else {
+            throw ValidationError("--streaming-submits must be from 0 to 1000")
+        }
         guard budget > 0, lead > 0, stagger >= 0 else {
             throw ValidationError("--budget and --lead must be positive, --stagger zero or more")
         }
@@ -83,6 +90,7 @@ struct SchedulerBench: InterruptibleBench {
         let ratios = try durableSubmits(workspace: workspace, scheduler: scheduler, peer: peer)
         try launchLatency(workspace: workspace, scheduler: scheduler)
         try expiryLateness(workspace: workspace, scheduler: scheduler)
+        if streamingSubmits > 0 { try expiryUnderLoad(workspace: workspace, scheduler: scheduler) }
         Console.line()
         Console.line("Ratios, bgtop submits/s ÷ SQLite submits/s in this run (above 1: bgtop applied more per second):")
         for line in ratios { Console.line(line) }
@@ -126,7 +134,7 @@ struct SchedulerBench: InterruptibleBench {
         Console.line("3. Expiry lateness: \(launches) app refresh tasks, one app each, budget \(budget) s;")
         Console.line("   task deadline -> SIGUSR1 received.")
         let expiry = try ExpiryLateness(workspace: workspace, scheduler: scheduler, count: launches, budget: budget,
-                                        lead: lead, stagger: stagger).run()
+                                        lead: lead, stagger: stagger).run().observed
         Console.table([
             ["", "p50 ms", "p99 ms", "max ms", "n"],
             Report.latencyRow("app (its SIGUSR1 trap)", expiry.appObserved),
@@ -134,6 +142,27 @@ struct SchedulerBench: InterruptibleBench {
         ])
         warnLate(expiry.lateSubmits)
         Console.line("   bgtaskd's times come from events.jsonl, which keeps milliseconds (so they are +/- 0.5 ms).")
+    }
+
+    /// Phase 4: phase 3 while durable submits stream in, beside a bare timer thread.
+    private func expiryUnderLoad(workspace: Workspace, scheduler: String) throws {
+        Console.line()
+        Console.line("4. Expiry lateness under load: phase 3 while \(String(format: "%g", streamingSubmits)) durable submits/s stream in")
+        Console.line("   (one inbox command and group commit each); peer: a bare timer thread sleeping until the same deadlines.")
+        let run = try ExpiryLateness(workspace: workspace, scheduler: scheduler, count: launches, budget: budget,
+                                     lead: lead, stagger: stagger, streamingRate: streamingSubmits).run()
+        Console.table([
+            ["", "p50 ms", "p99 ms", "max ms", "n"],
+            Report.latencyRow("app (its SIGUSR1 trap)", run.observed.appObserved),
+            Report.latencyRow("bgtaskd (time of its expired event)", run.observed.daemonObserved),
+            Report.latencyRow("peer: bare timer thread (clock_nanosleep)", run.peer),
+        ])
+        warnLate(run.observed.lateSubmits)
+        Console.line(String(format: "   streamed %d submits in %.1f s (%.1f/s)", run.streamed, run.seconds,
+                            Double(run.streamed) / max(run.seconds, 0.001)))
+        if let app = run.observed.appObserved.quantile(0.99), let peer = run.peer.quantile(0.99), peer > 0 {
+            Console.line(String(format: "   ratio, app p99 ÷ bare timer p99: %.1fx (promise: app p99 <= 20 ms)", app / peer))
+        }
     }
 
     private func header(scheduler: String, workspace: Workspace, peer: SQLitePeer) throws {

@@ -8,8 +8,18 @@ import TaskState
 /// `launched` event's time plus the budget (exactly what the scheduler computes, to the
 /// millisecond the log keeps). Lateness is the app's note minus the deadline, and the `expired`
 /// event's time minus the deadline (the scheduler's view, taken just before it sends the signal).
+///
+/// With `streamingRate` above 0, ``StreamingSubmits`` load the scheduler with that many durable
+/// submits per second throughout, and a ``BareTimer`` sleeps until the same deadlines beside it.
 struct ExpiryLateness {
-    typealias Result = ObservedTimings
+    struct Result {
+        var observed: ObservedTimings
+        /// The bare timer's lateness at the same deadlines (empty when nothing streamed).
+        var peer: Samples
+        /// Submits applied during the phase, and over how many seconds.
+        var streamed: Int
+        var seconds: Double
+    }
 
     var workspace: Workspace
     var scheduler: String
@@ -17,9 +27,10 @@ struct ExpiryLateness {
     var budget: Double
     var lead: Double
     var stagger: Double
+    var streamingRate: Double = 0
 
     func run() throws -> Result {
-        let out = try workspace.folder("expiry-observed")
+        let out = try workspace.folder(workspace.freshName("expiry-observed"))
         let script = "\(workspace.root)/expiry-app.sh"
         // bash runs a trap only between commands, so the work runs in the background and `wait`
         // returns as soon as the trapped signal arrives (docs/cli.md, launch contract).
@@ -38,10 +49,16 @@ struct ExpiryLateness {
             """)
         var requests = try DueRequests(prefix: "bench.expiry", count: count, executable: script)
         let settings: [String: Any] = ["coalescingWindowSeconds": 0, "appRefreshBudgetSeconds": budget, "expirationGraceSeconds": 5]
-        let session = try SchedulerSession(workspace: workspace, name: "expiry", scheduler: scheduler,
-                                           settings: settings, apps: requests.apps)
+        let streaming = streamingRate > 0
+        let session = try SchedulerSession(workspace: workspace, name: streaming ? "expiry-streaming" : "expiry",
+                                           scheduler: scheduler, settings: settings,
+                                           apps: requests.apps + (streaming ? [StreamingSubmits.benchApp] : []))
         defer { session.stop() }
+        let stream = streaming ? StreamingSubmits(paths: session.paths, rate: streamingRate) : nil
+        let started = Date()
+        if stream != nil { Thread.sleep(forTimeInterval: 0.5) } // the load is steady before the first deadline
         try requests.submit(to: session.paths, lead: lead, stagger: stagger)
+        let peer = streaming ? BareTimer(deadlines: requests.due.values.map { $0.addingTimeInterval(budget) }) : nil
 
         var received: [Identifier: Double] = [:]
         var expired: [Identifier: Event] = [:]
@@ -51,6 +68,9 @@ struct ExpiryLateness {
             guard session.isRunning else { throw BenchError("bgtaskd stopped during the expiries: \(session.log)") }
             return received.count == count && expired.count == count
         }
+        let streamed = stream?.stop() ?? 0
+        let seconds = Date().timeIntervalSince(started)
+        let peerLateness = peer?.lateness() ?? Samples([])
         let launched = DueRequests.lastEvent(.launched, in: session)
         var app: [Double] = []
         var daemon: [Double] = []
@@ -60,6 +80,8 @@ struct ExpiryLateness {
             if let time = received[entry.id] { app.append(time - deadline) }
             if let event = expired[entry.id] { daemon.append(event.time.timeIntervalSince1970 - deadline) }
         }
-        return Result(appObserved: Samples(app), daemonObserved: Samples(daemon), lateSubmits: requests.lateSubmits(session))
+        return Result(observed: ObservedTimings(appObserved: Samples(app), daemonObserved: Samples(daemon),
+                                                lateSubmits: requests.lateSubmits(session)),
+                      peer: peerLateness, streamed: streamed, seconds: seconds)
     }
 }

@@ -15,7 +15,8 @@ struct CommandSender {
         let paths = locations.paths
         let channel = CommandChannel(paths: paths)
         let now = Date()
-        let command = Command(issuedAt: now, issuerPID: getpid(), action: action)
+        let launchToken = try Self.launchToken()
+        let command = Command(issuedAt: now, issuerPID: getpid(), launchToken: launchToken, action: action)
         if channel.schedulerPID == nil {
             if needsScheduler {
                 printError("bgtaskd is not running for \(paths.root); \(action.name.rawValue) needs a running scheduler")
@@ -52,6 +53,18 @@ struct CommandSender {
         }
     }
 
+    /// `BGTASK_LAUNCH_TOKEN`, which a handler's script inherits from its launch: the scheduler
+    /// then lets the command act on that launch's app only. Unset or empty, `bgctl` acts as the user.
+    static func launchToken(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LaunchToken? {
+        switch LaunchToken.from(environment: environment) {
+        case .success(let token):
+            return token
+        case .failure(let error):
+            printError("\(LaunchToken.environmentVariable) is not usable: \(error); unset it to act as the user")
+            throw BGCtl.Exit.usage
+        }
+    }
+
     private func offlineCheck(_ command: Command, now: Date) throws -> CommandOutcome.Refusal? {
         let settings: SchedulerSettings
         do {
@@ -64,6 +77,11 @@ struct CommandSender {
         let conditions = snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now)
         var state = SchedulerState(settings: settings, catalog: ManifestCatalog.load(from: locations.appsDirectory),
                                    snapshot: snapshot, conditions: conditions)
+        // The token's claim is taken on trust here (only the scheduler holds the key to check it):
+        // a command for another app is refused now rather than queued to be refused later.
+        if let token = command.launchToken, let refusal = state.launchScopeRefusal(of: command, launchedFor: token.app) {
+            return refusal.refusal
+        }
         return state.apply(command, now: now).outcome.error
     }
 }

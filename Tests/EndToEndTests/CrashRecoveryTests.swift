@@ -116,6 +116,8 @@ import Glibc
 
         let second = try env.startDaemon()
         defer { second.stop() }
+        // The heartbeat startDaemon waits for is written before the first commit's events.
+        try env.waitUntil("the interruption to be recorded") { !env.events(.interrupted).isEmpty }
         #expect(env.events(.interrupted).map(\.pid) == [pid], "\(env.events().map(\.message))")
         #expect(try env.tasks().isEmpty)
     }

@@ -130,7 +130,10 @@ struct TaskLifecycleTests {
                 "stored overrides apply on top of the fresh probe")
         #expect(state.conditions.isSimulated(.network))
 
-        state.adoptTasks(now: at(10)) { $0.pid == 50 }
+        let gone = state.adoptTasks(now: at(10)) { $0.pid == 50 }
+        #expect(gone == [51])
+        #expect(state.tasks.count == 2, "a gone process's task waits until the inbox is applied")
+        state.interruptTasks(ofGone: gone, now: at(10))
         #expect(state.tasks.keys.map(\.identifier) == [Tasks.cleanup])
         let changes = state.takeChanges()
         #expect(changes.tasks == [state.key(Tasks.refresh)], "only the dropped task's file changes")

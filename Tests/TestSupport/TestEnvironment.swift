@@ -102,6 +102,8 @@ public final class TestEnvironment: @unchecked Sendable {
         environment["BGTASK_STATE_DIR"] = nil
         environment["BGTASK_CONFIG_DIR"] = nil
         environment["BGTASK_APP_ID"] = nil
+        // A test run from a handler's shell must not lend its launch's token to what it runs.
+        environment["BGTASK_LAUNCH_TOKEN"] = nil
         for (key, value) in extra { environment[key] = value }
         let (status, stdout, stderr) = try Spawn.run(executable, arguments, environment: environment)
         return Result(status: status, stdout: stdout, stderr: stderr)

@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import SchedulerCore
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The inbox side of a turn: commands are applied in batches, each batch one group commit, with
+/// the poison-command guard naming what is in hand and expiries checked between commands.
+extension SchedulerDaemon {
+    /// Applies up to one batch of inbox commands. Returns whether more are waiting.
+    func applyInboxBatch(now: Date) throws -> Bool {
+        let inbox = Inbox(paths: paths)
+        let batchSize = 1024
+        let names = try inbox.waiting(limit: batchSize + 1)
+        var applied: [String] = []
+        var handled = 0
+        defer {
+            // From here to the end of the commit, the turn's commands are what is in hand.
+            if !applied.isEmpty { poisonGuard.mark(.committing, commands: applied) }
+        }
+        var expiryDue = state.nextTaskDeadline(after: now)
+        for name in names.prefix(batchSize) {
+            if let due = expiryDue, Date() >= due {
+                expireDueTasks(now: Date())
+                expiryDue = state.nextTaskDeadline(after: now)
+            }
+            // A suspect of a crashed turn goes in a turn of its own, so a second crash names it alone.
+            let isSuspect = suspects.remove(name) != nil
+            if isSuspect && handled > 0 {
+                suspects.insert(name)
+                return true
+            }
+            handled += 1
+            let path = inbox.path(of: name)
+            let stem = String(name.dropLast(".json".count))
+            if StateFiles.exists(paths.outcome(stem)) {
+                // Applied before a crash that came between the outcome and the inbox removal.
+                consumedCommands.append(path)
+                continue
+            }
+            poisonGuard.mark(.applying, commands: [name])
+            applied.append(name)
+            let command: Command
+            do {
+                command = try inbox.read(name)
+                guard command.id == stem else {
+                    throw StateError.malformed("command id '\(command.id)' does not match its file name")
+                }
+            } catch {
+                state.record(quarantine(path, reason: "\(error)", now: now, type: .commandRejected))
+                if Command.isValidID(stem) {
+                    queueOutcome(CommandOutcome(command: stem, type: nil, appliedAt: now,
+                                                error: .init(name: "invalidCommand", message: "\(error)")), now: now)
+                }
+                continue
+            }
+            // The pid a command wants signalled is checked first, against the kernel.
+            let vetted = vetTarget(of: command, now: now)
+            var result: CommandResult
+            if let refusal = launchTokenRefusal(of: command) {
+                result = state.refuse(command, refusal, now: now)
+            } else if case .failure(let refusal) = vetted {
+                result = state.refuse(command, .notAppProcess(refusal.description), now: now)
+            } else {
+                result = state.apply(command, now: now)
+            }
+            let process = try? vetted?.get()
+            if result.outcome.error != nil, let process { close(process.pidfd) }
+            if let plan = result.launch {
+                switch launch(plan, now: now) {
+                case .success(let pid):
+                    let how = plan.handOver == nil ? "launched \(plan.app) (pid \(pid))" : "handed to running \(plan.app) (pid \(pid))"
+                    result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
+                case .failure(let error): result.outcome.error = error.refusal
+                }
+            }
+            if case .simulateExpiration = command.action {
+                expireDueTasks(now: now)
+            }
+            if case .beginFinishing(let app, _, let pid) = command.action, let identifier = result.outcome.identifier,
+               result.outcome.error == nil, let process {
+                handles.hold(process)
+                state.recordProcessIdentity(of: TaskKey(app: app, identifier: identifier), startTicks: process.startTicks)
+                // Not our child: its exit is learnt through a pidfd, not SIGCHLD.
+                if !children.contains(pid) { wait.watchExit(of: pid) }
+            }
+            if case .attach(let app, _, _) = command.action, result.outcome.error == nil, let process {
+                noteAttachment(of: app, process: process, issuedAt: command.issuedAt, now: now)
+            }
+            queueOutcome(result.outcome, now: now)
+            consumedCommands.append(path)
+            if isSuspect {
+                logger.notice("applied suspect \(name) in a turn of its own")
+                return true
+            }
+        }
+        return names.count > batchSize
+    }
+}
