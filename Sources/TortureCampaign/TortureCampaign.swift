@@ -31,6 +31,9 @@ public struct TortureCampaign {
     public var roundSeconds: ClosedRange<Double> = 0.3...2.5
     /// Called with a line of progress now and then, and with each finding as it is made.
     public var progress: (String) -> Void = { _ in }
+    /// Called with the campaign's folder as soon as it exists, so that a caller cut short (Ctrl-C)
+    /// can end its processes (``endProcesses(folder:)``) and remove it.
+    public var folderCreated: (String) -> Void = { _ in }
 
     public init(rounds: Int, seed: UInt64, binaries: String, parent: String) {
         self.rounds = rounds
@@ -43,6 +46,7 @@ public struct TortureCampaign {
     /// before it returns. Throws only when it cannot set itself up.
     public func run() throws(TortureError) -> TortureReport {
         let root = try Self.makeFolder(parent: parent)
+        folderCreated(root)
         let state = "\(root)/state", config = "\(root)/config"
         guard mkdir(state, 0o700) == 0, mkdir(config, 0o755) == 0, mkdir("\(config)/apps", 0o755) == 0 else {
             throw TortureError("cannot create folders in \(root): \(String(cString: strerror(errno)))")
@@ -57,6 +61,14 @@ public struct TortureCampaign {
             if !keep { try? FileManager.default.removeItem(atPath: root) }
         }
         return try run.go()
+    }
+
+    /// Ends, with SIGKILL, the scheduler of a campaign's folder and every process of its apps:
+    /// what a run cut short leaves behind.
+    public static func endProcesses(folder: String) {
+        let paths = StatePaths(root: "\(folder)/state")
+        if let scheduler = StateLock.holder(paths) { kill(scheduler, SIGKILL) }
+        TortureProcesses.killAll(state: paths.root)
     }
 
     private static func makeFolder(parent: String) throws(TortureError) -> String {

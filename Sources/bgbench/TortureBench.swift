@@ -51,6 +51,11 @@ struct TortureBench: InterruptibleBench {
                                        binaries: URL(fileURLWithPath: scheduler).deletingLastPathComponent().path,
                                        parent: Workspace.parent(directory))
         campaign.keep = keep
+        let keepFolder = keep
+        campaign.folderCreated = { folder in
+            Interruption.register(root: keepFolder ? nil : folder)
+            Interruption.register { TortureCampaign.endProcesses(folder: folder) }
+        }
         let every = max(1, rounds / 20)
         campaign.progress = { line in
             if line.hasPrefix("!") || line.hasPrefix("note") { Console.line("   \(line)") }
