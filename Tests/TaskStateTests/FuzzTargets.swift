@@ -35,12 +35,18 @@ enum StateFuzzTargets {
         let data = Data(bytes)
         guard let command = settled(Command.self, from: data) else { return }
         _ = Command.isValidID(command.id)
+        if let token = command.launchToken {
+            precondition((try? LaunchToken(validating: token.text)) == token, "a launch token survives being written out")
+            precondition(token.app.rawValue.utf8.count + token.launchID.utf8.count + token.mac.utf8.count + 2 <= LaunchToken.maximumLength,
+                         "a launch token is never longer than its bound")
+        }
         let bounds = command.outOfBounds(now: now)
         if let bounds { precondition(!bounds.description.isEmpty, "a refusal says why") }
         _ = command.action.name
     }
 
-    /// Every state file `StateSnapshot.load` decodes, plus outcomes and event log lines: the same
+    /// Every state file `StateSnapshot.load` decodes (with `processes.json`), plus outcomes and
+    /// event log lines: the same
     /// bytes as each type, each with the derived values readers compute from it.
     @Sendable static func stateFile(_ bytes: [UInt8]) {
         let data = Data(bytes)
@@ -64,6 +70,9 @@ enum StateFuzzTargets {
             for name in Conditions.Name.allCases where conditions.overrides[name] != nil {
                 precondition(applied[name] == conditions.overrides[name], "an override wins")
             }
+        }
+        if let ledger = settled(ProcessLedger.self, from: data) {
+            _ = ledger.processes.filter { $0.killDecidedAt != nil }.map(\.pid)
         }
         _ = settled(DaemonHeartbeat.self, from: data)
         _ = settled(CommandOutcome.self, from: data)
