@@ -23,7 +23,6 @@ struct FuzzCorpusTests {
     func replay() throws {
         let targets = try Self.listed(module: "TaskState")
         #expect(Set(targets) == Set(StateFuzzTargets.all.keys))
-        defer { ManifestFolder.shared.removeFolder() }
         var inputs = 0
         for name in targets {
             let target = try #require(StateFuzzTargets.all[name])

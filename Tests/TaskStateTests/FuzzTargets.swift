@@ -125,7 +125,8 @@ enum StateFuzzTargets {
     }
 }
 
-/// A private config `apps` folder (mode 0700, made once per process) for the manifest target.
+/// A private config `apps` folder (mode 0700, made once per process, removed at exit) for the
+/// manifest target.
 final class ManifestFolder: Sendable {
     static let shared = ManifestFolder()
     let path: String
@@ -135,6 +136,8 @@ final class ManifestFolder: Sendable {
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "cannot create a folder for the manifest target")
         path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        // The fuzzer ends by exit(); the folder is empty between inputs.
+        atexit { ManifestFolder.shared.removeFolder() }
     }
 
     func write(_ data: Data, named name: String) -> Bool {
@@ -145,7 +148,7 @@ final class ManifestFolder: Sendable {
         unlink("\(path)/\(name)")
     }
 
-    /// Removes the (by then empty) folder; the replay test calls it when done.
+    /// Removes the (by then empty) folder, at exit.
     func removeFolder() {
         rmdir(path)
     }
