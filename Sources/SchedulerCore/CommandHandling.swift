@@ -1,11 +1,19 @@
 import Foundation
 import TaskState
 
-/// What applying one command produced: the outcome to record and, for `simulateLaunch`, a launch
-/// for the runtime to carry out.
+/// What applying one command produced: the outcome to record, and what the runtime must carry
+/// out, in order.
 public struct CommandResult: Sendable, Equatable {
     public var outcome: CommandOutcome
-    public var launch: LaunchPlan?
+    public var effects: [SchedulerEffect] = []
+
+    /// The launch among ``effects`` (`simulateLaunch`).
+    public var launch: LaunchPlan? {
+        effects.lazy.compactMap { effect -> LaunchPlan? in
+            if case .launch(let plan) = effect { return plan }
+            return nil
+        }.first
+    }
 }
 
 extension SchedulerState {
@@ -16,7 +24,7 @@ extension SchedulerState {
         if let problem = command.outOfBounds(now: now) {
             return refuse(command, .invalidCommand(problem.description), now: now)
         }
-        var plan: LaunchPlan?
+        var effects: [SchedulerEffect] = []
         let result: Result<(String, Identifier?), SchedulerError>
         switch command.action {
         case .submit(let request):
@@ -28,25 +36,36 @@ extension SchedulerState {
             result = .success((cancel(app: app, identifiers: identifiers, command: command.id, now: now), nil))
         case .simulateLaunch(let identifier, let app):
             result = simulatedLaunch(identifier: identifier, app: app, now: now).map {
-                plan = $0
+                effects.append(.launch($0))
                 return ("launching \($0.app) for \(identifier)", identifier)
             }
         case .simulateExpiration(let identifier, let app):
-            result = simulateExpiration(identifier: identifier, app: app, now: now).map { ($0, identifier) }
+            result = simulateExpiration(identifier: identifier, app: app, now: now).map { key, message in
+                effects += expireRunning(at: now, only: [key])
+                return (message, identifier)
+            }
         case .complete(let app, let identifier, let success):
             result = complete(app: app, identifier: identifier, success: success, command: command.id, now: now)
                 .map { ($0, identifier) }
         case .beginFinishing(let app, let name, let pid):
-            result = beginFinishing(app: app, name: name, pid: pid, command: command.id, now: now)
-                .map { ("finishing task \($0) started with \(SafeNumber.secondsText(settings.finishingBudgetSeconds.rounded(.down))) s", $0) }
+            result = beginFinishing(app: app, name: name, pid: pid, command: command.id, now: now).map {
+                effects.append(.superviseFinishing(TaskKey(app: app, identifier: $0), pid: pid))
+                return ("finishing task \($0) started with \(SafeNumber.secondsText(settings.finishingBudgetSeconds.rounded(.down))) s", $0)
+            }
         case .setAppEnabled(let app, let enabled):
-            result = setEnabled(app: app, enabled: enabled, command: command.id, now: now).map { ($0, nil) }
+            result = setEnabled(app: app, enabled: enabled, command: command.id, now: now).map { message, actions in
+                effects += actions.map(SchedulerEffect.transfer)
+                return (message, nil)
+            }
         case .setConditions(let overrides):
             result = .success((overrideConditions(conditions.overrides.merging(overrides), command: command.id, now: now), nil))
         case .clearConditions:
             result = .success((overrideConditions(ConditionOverrides(), command: command.id, now: now), nil))
         case .attach(let app, let pid, let identifiers):
-            result = attach(app: app, pid: pid, identifiers: identifiers, command: command.id, now: now).map { ($0, nil) }
+            result = attach(app: app, pid: pid, identifiers: identifiers, command: command.id, now: now).map {
+                effects.append(.superviseAttachment(app: app, pid: pid))
+                return ($0, nil)
+            }
         case .detach(let app, let pid):
             result = .success((detach(app: app, pid: pid, command: command.id, now: now), nil))
         case .createTransfer(let request):
@@ -55,13 +74,13 @@ extension SchedulerState {
         case .cancelTransfer(let app, let identifier):
             result = cancelTransfer(app: app, identifier: identifier, reason: "cancelled", command: command.id, now: now)
                 .map { message, action in
-                    if let action { transferActions.append(action) }
+                    if let action { effects.append(.transfer(action)) }
                     return (message, identifier)
                 }
         case .pauseTransfer(let app, let identifier):
             result = pauseTransfer(app: app, identifier: identifier, command: command.id, now: now)
                 .map { message, action in
-                    if let action { transferActions.append(action) }
+                    if let action { effects.append(.transfer(action)) }
                     return (message, identifier)
                 }
         case .resumeTransfer(let app, let identifier):
@@ -74,7 +93,7 @@ extension SchedulerState {
             return CommandResult(
                 outcome: CommandOutcome(command: command.id, type: command.action.name, appliedAt: now,
                                         message: message, identifier: identifier),
-                launch: plan)
+                effects: effects)
         case .failure(let error):
             return refuse(command, error, now: now)
         }
@@ -87,8 +106,7 @@ extension SchedulerState {
                      command: command.id, reason: error.name, message: error.description))
         return CommandResult(
             outcome: CommandOutcome(command: command.id, type: command.action.name, appliedAt: now,
-                                    error: error.refusal, identifier: command.action.identifier),
-            launch: nil)
+                                    error: error.refusal, identifier: command.action.identifier))
     }
 
     // MARK: - Submit and cancel
@@ -204,7 +222,10 @@ extension SchedulerState {
 
     // MARK: - Apps and conditions
 
-    mutating func setEnabled(app appID: Identifier, enabled: Bool, command: String?, now: Date) -> Result<String, SchedulerError> {
+    /// Switches the app's background work on or off; switching it off cancels its transfers (the
+    /// attempts to stop are returned).
+    mutating func setEnabled(app appID: Identifier, enabled: Bool, command: String?,
+                             now: Date) -> Result<(String, [TransferAction]), SchedulerError> {
         guard catalog.manifests[appID] != nil || apps[appID] != nil else {
             return .failure(.unknownApp("app \(appID) has no manifest"))
         }
@@ -212,11 +233,11 @@ extension SchedulerState {
         let changed = record.enabled != enabled
         record.enabled = enabled
         setApp(record)
-        if !enabled { transferActions += cancelTransfers(of: appID, reason: "app disabled", now: now) }
-        if !changed { return .success("\(appID) was already \(enabled ? "enabled" : "disabled")") }
+        let cancelled = enabled ? [] : cancelTransfers(of: appID, reason: "app disabled", now: now)
+        if !changed { return .success(("\(appID) was already \(enabled ? "enabled" : "disabled")", cancelled)) }
         self.record(Event(time: now, type: enabled ? .appEnabled : .appDisabled, app: appID, command: command,
                           message: "\(appID): background work switched \(enabled ? "on" : "off")"))
-        return .success("\(appID) \(enabled ? "enabled" : "disabled")")
+        return .success(("\(appID) \(enabled ? "enabled" : "disabled")", cancelled))
     }
 
     mutating func overrideConditions(_ overrides: ConditionOverrides, command: String?, now: Date) -> String {

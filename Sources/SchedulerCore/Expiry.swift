@@ -1,18 +1,10 @@
 import Foundation
 import TaskState
 
-/// Something the runtime must do to a process because of a policy decision.
-public enum ProcessAction: Sendable, Equatable {
-    /// Tell the app its task expired (the manifest's expiration signal, to the process).
-    case notifyExpiration(pid: Int32, signal: String, tasks: [TaskKey])
-    /// The grace period is over: kill the launch's process group (or the process, for finishing tasks).
-    case kill(pid: Int32, processGroup: Int32?, tasks: [TaskKey])
-}
-
 extension SchedulerState {
-    /// `_simulateExpirationForTaskWithIdentifier:`: the task's deadline becomes now, and the next
-    /// ``expire(at:)`` takes it through the real expiry path.
-    mutating func simulateExpiration(identifier: Identifier, app: Identifier?, now: Date) -> Result<String, SchedulerError> {
+    /// `_simulateExpirationForTaskWithIdentifier:`: the task's deadline becomes now, and
+    /// ``apply(_:now:)`` takes it through the real expiry path at once.
+    mutating func simulateExpiration(identifier: Identifier, app: Identifier?, now: Date) -> Result<(TaskKey, String), SchedulerError> {
         let candidates = tasks.values.filter { $0.identifier == identifier && (app == nil || $0.app == app) }
         guard !candidates.isEmpty else {
             return .failure(.noSuchTask("no running task with identifier \(identifier)"))
@@ -26,18 +18,18 @@ extension SchedulerState {
         }
         task.deadline = now
         setTask(task)
-        return .success("\(identifier) expired; pid \(task.pid) sent \(task.expirationSignal)")
+        return .success((task.key, "\(identifier) expired; pid \(task.pid) sent \(task.expirationSignal)"))
     }
 
     /// Moves tasks past their deadline to `expiring` and kills those past their grace period.
-    public mutating func expire(at now: Date) -> [ProcessAction] {
+    public mutating func expire(at now: Date) -> [SchedulerEffect] {
         expireRunning(at: now) + killOverdue(at: now)
     }
 
     /// Moves the running tasks past their deadline (of `only`, when given) to `expiring`; returns
     /// the expiration signals to send.
-    public mutating func expireRunning(at now: Date, only: Set<TaskKey>? = nil) -> [ProcessAction] {
-        var actions: [ProcessAction] = []
+    public mutating func expireRunning(at now: Date, only: Set<TaskKey>? = nil) -> [SchedulerEffect] {
+        var actions: [SchedulerEffect] = []
         var notified: [Int32: (String, [TaskKey])] = [:]
         for task in tasks.values.sorted(by: { $0.key < $1.key })
         where task.state == .running && task.deadline <= now && only?.contains(task.key) != false {
@@ -58,8 +50,8 @@ extension SchedulerState {
     }
 
     /// Kills the processes of expiring tasks past their grace period.
-    public mutating func killOverdue(at now: Date) -> [ProcessAction] {
-        var actions: [ProcessAction] = []
+    public mutating func killOverdue(at now: Date) -> [SchedulerEffect] {
+        var actions: [SchedulerEffect] = []
         var killedPIDs: Set<Int32> = []
         for task in tasks.values.sorted(by: { $0.key < $1.key })
         where task.state == .expiring && (task.killDeadline ?? now) <= now && !killedPIDs.contains(task.pid) {

@@ -52,9 +52,9 @@ extension SchedulerState {
     /// Each such kill is recorded before it is sent, like any other. The other processes stay
     /// supervised (watched until they exit); a leftover child of a recorded launch is left alone.
     public mutating func takeOverProcesses(found: [MarkedProcess], now: Date,
-                                           isAlive: (ProcessLedger.Entry) -> Bool) -> [ProcessAction] {
+                                           isAlive: (ProcessLedger.Entry) -> Bool) -> [SchedulerEffect] {
         let known = Set(processes.values.map(\.launchID)).union(tasks.values.map(\.launchID))
-        var actions: [ProcessAction] = []
+        var actions: [SchedulerEffect] = []
         for entry in processes.values.sorted(by: { $0.pid < $1.pid }) {
             guard isAlive(entry) else {
                 removeProcess(entry.pid)

@@ -19,9 +19,6 @@ public struct SchedulerState: Sendable {
     /// `processes.json`, so that after a crash none of them runs on unsupervised.
     public internal(set) var processes: [Int32: ProcessLedger.Entry] = [:]
 
-    /// What the runtime must do to running transfer attempts; see ``takeTransferActions()``.
-    var transferActions: [TransferAction] = []
-
     /// What changed since the last ``takeChanges()``.
     public internal(set) var changes = ChangeSet()
 
@@ -49,12 +46,6 @@ public struct SchedulerState: Sendable {
         }
         // The fresh probe is always written, so readers see what this scheduler measured.
         changes.conditions = true
-    }
-
-    /// Hands over the transfer actions decided since the last call (commands, app switched off).
-    public mutating func takeTransferActions() -> [TransferAction] {
-        defer { transferActions = [] }
-        return transferActions
     }
 
     /// Hands over the accumulated changes and starts a fresh set.

@@ -59,49 +59,24 @@ extension SchedulerDaemon {
         if !children.contains(pid) { self.wait.watchExit(of: pid) }
     }
 
-    /// Carries out the policy's signals and kills, through the pidfds of ``handles`` only: a pid
-    /// the scheduler did not launch or vet is never signalled.
-    func execute(_ actions: [ProcessAction]) {
-        for action in actions {
-            switch action {
-            case .notifyExpiration(let pid, let signal, _):
-                guard handles.holds(pid) else {
-                    logger.warning("not signalling pid \(pid): not a process the scheduler launched or vetted")
-                    continue
-                }
-                handles.signal(pid, SignalName.number(of: signal) ?? SIGUSR1)
-            case .kill(let pid, let group, _):
-                guard handles.holds(pid) else {
-                    logger.warning("not killing pid \(pid): not a process the scheduler launched or vetted")
-                    continue
-                }
-                handles.kill(pid, group: group, isUnreapedChild: children.contains(pid))
+    /// Sends an expiration signal or a kill, through the pidfds of ``handles`` only: a pid the
+    /// scheduler did not launch or vet is never signalled.
+    func signal(_ effect: SchedulerEffect) {
+        switch effect {
+        case .notifyExpiration(let pid, let signal, _):
+            guard handles.holds(pid) else {
+                logger.warning("not signalling pid \(pid): not a process the scheduler launched or vetted")
+                return
             }
-        }
-    }
-
-    /// Expires the tasks whose budget has run out: those ``ExpiryAlarm`` already signalled, as of
-    /// the moment it did, and any other now due (a `simulate-expiration`, a deadline that passed
-    /// before the alarm had the task), signalled here at once. Kills of tasks past their grace
-    /// wait for the commit.
-    func expireDueTasks(now: Date) {
-        for fired in alarm.takeFired() {
-            _ = state.expireRunning(at: fired.at, only: Set(fired.keys))
-        }
-        guard let due = state.nextTaskDeadline(after: now), due <= now else { return }
-        for action in state.expire(at: now) {
-            guard case .notifyExpiration(_, _, let keys) = action else {
-                processActions.append(action)
-                continue
+            handles.signal(pid, SignalName.number(of: signal) ?? SIGUSR1)
+        case .kill(let pid, let group, _):
+            guard handles.holds(pid) else {
+                logger.warning("not killing pid \(pid): not a process the scheduler launched or vetted")
+                return
             }
-            guard alarm.claim(keys) else { continue }
-            // Rewritten first (without a sync), so that the app woken by the signal reads its
-            // task as expiring; the turn's commit makes it durable.
-            for key in keys {
-                guard let task = state.tasks[key], let bytes = try? JSONFormat.encode(task) else { continue }
-                try? StateFiles.write(bytes, to: paths.task(key), durable: false)
-            }
-            execute([action])
+            handles.kill(pid, group: group, isUnreapedChild: children.contains(pid))
+        default:
+            break
         }
     }
 

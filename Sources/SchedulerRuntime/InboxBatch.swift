@@ -68,26 +68,14 @@ extension SchedulerDaemon {
             }
             let process = try? vetted?.get()
             if result.outcome.error != nil, let process { close(process.pidfd) }
-            if let plan = result.launch {
-                switch launch(plan, now: now) {
+            let launches = carryOut(result.effects, now: now, command: CommandContext(process: process, issuedAt: command.issuedAt))
+            if let plan = result.launch, let launched = launches.first {
+                switch launched {
                 case .success(let pid):
                     let how = plan.handOver == nil ? "launched \(plan.app) (pid \(pid))" : "handed to running \(plan.app) (pid \(pid))"
                     result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
                 case .failure(let error): result.outcome.error = error.refusal
                 }
-            }
-            if case .simulateExpiration = command.action {
-                expireDueTasks(now: now)
-            }
-            if case .beginFinishing(let app, _, let pid) = command.action, let identifier = result.outcome.identifier,
-               result.outcome.error == nil, let process {
-                handles.hold(process)
-                state.recordProcessIdentity(of: TaskKey(app: app, identifier: identifier), startTicks: process.startTicks)
-                // Not our child: its exit is learnt through a pidfd, not SIGCHLD.
-                if !children.contains(pid) { wait.watchExit(of: pid) }
-            }
-            if case .attach(let app, _, _) = command.action, result.outcome.error == nil, let process {
-                noteAttachment(of: app, process: process, issuedAt: command.issuedAt, now: now)
             }
             queueOutcome(result.outcome, now: now)
             consumedCommands.append(path)

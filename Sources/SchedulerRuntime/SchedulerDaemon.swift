@@ -39,7 +39,7 @@ public final class SchedulerDaemon {
     let probe: ConditionsProbe
     private let lock: StateLock
     let wait: KernelWait
-    private let committer: GroupCommit
+    let committer: GroupCommit
     /// Names what is in hand, so a command that crashes the scheduler is set aside at the next start.
     let poisonGuard: PoisonGuard
     /// Inbox files of a turn whose commit crashed: each is applied again in a turn of its own.
@@ -47,11 +47,11 @@ public final class SchedulerDaemon {
     let launcher: ProcessLauncher
     /// Sends expiration signals at the deadline, whatever the loop is doing.
     let alarm: ExpiryAlarm
-    private var transferRunner: TransferRunner!
+    var transferRunner: TransferRunner!
     /// Transfer attempts to start, pause or cancel once the turn's state is committed.
-    private var transferActions: [TransferAction] = []
+    var transferActions: [TransferAction] = []
     var state: SchedulerState
-    private let startedAt: Date
+    let startedAt: Date
     /// When each outcome file written is due for removal.
     var outcomeRetention = OutcomeRetention()
     var pendingOutcomes: [CommandOutcome] = []
@@ -60,11 +60,11 @@ public final class SchedulerDaemon {
     /// pidfds on the processes the scheduler may signal: the only way a signal leaves it.
     let handles = ProcessHandles()
     /// Signals and kills decided this turn, carried out after the commit.
-    var processActions: [ProcessAction] = []
+    var processActions: [SchedulerEffect] = []
     /// Processes of tasks found gone at start-up: their tasks are interrupted once the inbox is
     /// applied, so a completion written while the scheduler was down still counts.
     var goneAtStart: Set<Int32> = []
-    private var lastProbe: Date
+    var lastProbe: Date
     private var stopping = false
 
     /// Takes the lock, recovers from a crash if needed, loads state and adopts live tasks.
@@ -226,13 +226,9 @@ public final class SchedulerDaemon {
     }
 
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
-    private func decideAndCommit(now: Date) throws {
+    func decideAndCommit(now: Date) throws {
         expireDueTasks(now: now)
-        let plans = state.dueLaunches(at: now)
-        for plan in plans + state.dueSessionLaunches(at: now, excluding: Set(plans.map(\.app))) { _ = launch(plan, now: now) }
-        state.forgetFinishedTransfers(at: now)
-        transferActions += state.takeTransferActions()
-        transferActions += state.dueTransfers(at: now, busy: transferRunner.inFlight)
+        carryOut(state.effectsOfTime(at: now, busyTransfers: transferRunner.inFlight), now: now)
         var nextWake = state.nextWake(after: now)
         if state.isWaitingOnConditions(at: now) {
             let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)
@@ -242,7 +238,7 @@ public final class SchedulerDaemon {
         poisonGuard.clear()
         // Kills go out once the decision is on disk (the process ledger), so a crash in between
         // is carried out at the next start.
-        execute(processActions)
+        for effect in processActions { signal(effect) }
         processActions.removeAll()
         handles.release(keeping: state.watchedPIDs.union(children))
         alarm.update(from: state, handles: handles)
@@ -250,81 +246,4 @@ public final class SchedulerDaemon {
         transferActions.removeAll()
         wait.arm(at: nextWake)
     }
-
-    private func commit(now: Date, nextWake: Date?) throws {
-        let changes = state.takeChanges()
-        let expired = outcomeRetention.takeExpired(at: now)
-        if changes.isEmpty && pendingOutcomes.isEmpty && consumedCommands.isEmpty && expired.isEmpty { return }
-        if !changes.needsDurableCommit && pendingOutcomes.isEmpty && consumedCommands.isEmpty && expired.isEmpty {
-            // Progress only: plain atomic writes, no journal and no sync.
-            for key in changes.transferProgress.sorted() {
-                guard let transfer = state.transfers[key] else { continue }
-                try StateFiles.write(try JSONFormat.encode(transfer), to: paths.transferProgress(key), durable: false)
-            }
-            return
-        }
-        let heartbeat = DaemonHeartbeat(pid: getpid(), version: Self.version, startedAt: startedAt, updatedAt: now,
-                                        nextWakeAt: nextWake, configDirectory: configDirectory)
-        let batch = try committer.batch(state: state, changes: changes, outcomes: pendingOutcomes, heartbeat: heartbeat,
-                                        expiredOutcomes: expired, consumedCommands: consumedCommands)
-        // A failed commit (a full disk, above all) stops the loop: nothing is lost, since the
-        // commands are still in the inbox and a written journal replays at the next start, and
-        // running on with state that is not on disk would be worse.
-        try committer.commit(batch)
-        pendingOutcomes.removeAll()
-        consumedCommands.removeAll()
-    }
-
-    // MARK: - Transfers
-
-    /// Takes what the transfer engine reported since the last turn.
-    private func applyTransferEvents(now: Date) {
-        for event in transferRunner.takeEvents() {
-            let progress = event.progress
-            if case .restarted(let reason) = event.kind {
-                state.transferRestarted(event.key, reason: reason, now: now)
-            } else if let end = event.attemptEnd {
-                state.transferEnded(event.key, end, bytesTransferred: progress.bytesTransferred,
-                                    bytesExpected: progress.bytesExpected, now: now)
-                if case .completed = end, let record = state.transfers[event.key], record.state == .cancelled {
-                    transferRunner.removeOrphanedDownload(of: record)
-                }
-            } else {
-                state.transferProgressed(event.key, bytesTransferred: progress.bytesTransferred,
-                                         bytesExpected: progress.bytesExpected, bytesPerSecond: progress.bytesPerSecond,
-                                         etag: progress.validator.etag, lastModified: progress.validator.lastModified, now: now)
-            }
-        }
-    }
-
-    // MARK: - Manifests, conditions, quarantine, outcomes
-
-    private func reloadManifests(now: Date) {
-        state.updateCatalog(ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
-    }
-
-    private func probeConditions(now: Date) {
-        let reading = probe.read(idleLoadAverage: settings.idleLoadAverage, lowPowerBatteryPercent: settings.lowPowerBatteryPercent)
-        lastProbe = now
-        state.updateProbedConditions(reading.conditions, batteryPercent: reading.batteryPercent,
-                                     loadAverage: reading.loadAverage, now: now)
-    }
-
-    func quarantine(_ path: String, reason: String, now: Date, type: Event.Kind = .quarantined) -> Event {
-        // The reason names the file (relative to the state directory) as well as what was wrong.
-        let line = Quarantine(paths: paths).line(for: path, reason: reason)
-        do {
-            let target = try Quarantine(paths: paths).isolate(path, reason: reason, now: now)
-            logger.warning("quarantined \(line)")
-            return Event(time: now, type: type, reason: line, message: "\(line); moved to \(target)")
-        } catch {
-            return Event(time: now, type: type, reason: line, message: "\(line); could not move it: \(error)")
-        }
-    }
-
-    func queueOutcome(_ outcome: CommandOutcome, now: Date) {
-        pendingOutcomes.append(outcome)
-        outcomeRetention.keep(outcome.command, until: now.addingTimeInterval(settings.outcomeRetentionSeconds))
-    }
-
 }

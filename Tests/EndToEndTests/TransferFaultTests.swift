@@ -289,9 +289,10 @@ import Glibc
         let env = try TestEnvironment()
         let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let size = 6_000_000
-        // The server reads slowly, so the upload is still being sent when the file changes.
+        // The server reads the first attempt slowly (some 15 s, loopback buffers aside), so it is
+        // still being sent when the file changes, even on a busy machine; the second goes at full speed.
         let server = try await LoopbackServer.start(routes: [
-            "/slow": Route(.uploadTarget(saveTo: env.root + "/received.bin"), nextRequests: [Faults(bytesPerSecond: 1_000_000)]),
+            "/slow": Route(.uploadTarget(saveTo: env.root + "/received.bin"), nextRequests: [Faults(bytesPerSecond: 400_000)]),
         ])
         let daemon = try env.startDaemon()
         defer { daemon.stop() }

@@ -107,6 +107,13 @@ extension SchedulerState {
 }
 
 extension CommandResult {
+    /// The transfer attempts to start, pause or cancel among ``effects``.
+    var transferActions: [TransferAction] {
+        effects.compactMap { effect -> TransferAction? in
+            if case .transfer(let action) = effect { return action }
+            return nil
+        }
+    }
     var errorName: String? { outcome.error?.name }
     var errorMessage: String? { outcome.error?.message }
 }

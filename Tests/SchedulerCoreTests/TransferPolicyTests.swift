@@ -276,7 +276,6 @@ struct TransferPolicyTests {
         state.run(.pauseTransfer(app: Apps.news, identifier: ident("paused")), at: t0)
         state.createTransfer(download("waiting", earliest: at(100), resourceTimeout: 60), at: t0)
         state.createTransfer(download("fresh", resourceTimeout: 60), at: at(30))
-        _ = state.takeTransferActions()
         #expect(state.nextWake(after: at(30)) == at(60))
         _ = state.takeChanges()
 
@@ -323,19 +322,19 @@ struct TransferPolicyTests {
         #expect(record.state == .paused)
         #expect(record.bytesPerSecond == nil)
         #expect(record.bytesTransferred == 300)
-        #expect(state.takeTransferActions() == [.pause(transferKey("run"))])
+        #expect(paused.transferActions == [.pause(transferKey("run"))])
         let changes = state.takeChanges()
         #expect(changes.eventTypes == [.transferPaused])
         #expect(changes.events.first?.command == "pause-1")
         #expect(changes.events.first?.message == "com.example.news: transfer run paused at 300 bytes")
 
-        state.run(.pauseTransfer(app: Apps.news, identifier: ident("wait")), at: at(5))
+        let pausedWaiting = state.run(.pauseTransfer(app: Apps.news, identifier: ident("wait")), at: at(5))
         #expect(state.transfer("wait")?.state == .paused)
-        #expect(state.takeTransferActions().isEmpty)
+        #expect(pausedWaiting.transferActions.isEmpty)
 
         let again = state.run(.pauseTransfer(app: Apps.news, identifier: ident("run")), at: at(6))
         #expect(again.outcome.message == "run was already paused")
-        #expect(state.takeTransferActions().isEmpty)
+        #expect(again.transferActions.isEmpty)
 
         // The engine's report of the stopped attempt keeps it paused, with the final count.
         state.transferEnded(transferKey("run"), .paused, bytesTransferred: 320, bytesExpected: 1000, now: at(7))
@@ -360,7 +359,7 @@ struct TransferPolicyTests {
         let record = try #require(state.transfer("dl"))
         #expect(record.state == .waiting)
         #expect(record.retryAt == nil, "resuming clears the backoff")
-        #expect(state.takeTransferActions().isEmpty)
+        #expect(resumed.effects.isEmpty, "the attempt starts when due, not by the command")
         let changes = state.takeChanges()
         #expect(changes.eventTypes == [.transferResumed])
         #expect(changes.events.first?.message == "com.example.news: transfer dl resumed from 400 bytes")
@@ -384,15 +383,15 @@ struct TransferPolicyTests {
         #expect(record.state == .cancelled)
         #expect(record.finishedAt == at(2))
         #expect(record.lastError == "cancelled")
-        #expect(state.takeTransferActions() == [.cancel(transferKey("run"))])
+        #expect(cancelled.transferActions == [.cancel(transferKey("run"))])
         let changes = state.takeChanges()
         #expect(changes.eventTypes == [.transferCancelled])
         #expect(changes.events.first?.reason == "cancelled")
         #expect(changes.events.first?.command == "cancel-1")
 
-        state.run(.cancelTransfer(app: Apps.news, identifier: ident("wait")), at: at(3))
+        let cancelledWaiting = state.run(.cancelTransfer(app: Apps.news, identifier: ident("wait")), at: at(3))
         #expect(state.transfer("wait")?.state == .cancelled)
-        #expect(state.takeTransferActions() == [.cancel(transferKey("wait"))], "a waiting download may have partial data too")
+        #expect(cancelledWaiting.transferActions == [.cancel(transferKey("wait"))], "a waiting download may have partial data too")
 
         // The stopped attempt's report does not bring it back.
         state.transferEnded(transferKey("run"), .cancelled, bytesTransferred: 50, bytesExpected: nil, now: at(4))
@@ -416,14 +415,14 @@ struct TransferPolicyTests {
         state.createTransfer(download("done"), at: t0)
         state.run(.cancelTransfer(app: Apps.news, identifier: ident("done")), at: at(1))
         _ = state.takeChanges()
-        _ = state.takeTransferActions()
         for action in [CommandAction.pauseTransfer(app: Apps.news, identifier: ident("done")),
                        .resumeTransfer(app: Apps.news, identifier: ident("done")),
                        .cancelTransfer(app: Apps.news, identifier: ident("done"))] {
-            #expect(state.run(action, at: at(2)).errorName == "noSuchTask")
+            let refused = state.run(action, at: at(2))
+            #expect(refused.errorName == "noSuchTask")
+            #expect(refused.effects.isEmpty)
         }
         #expect(state.takeChanges().eventTypes == [.refused, .refused, .refused])
-        #expect(state.takeTransferActions().isEmpty)
     }
 
     @Test("disabling an app cancels its active transfers with reason 'app disabled'")
@@ -437,12 +436,11 @@ struct TransferPolicyTests {
         state.run(.pauseTransfer(app: Apps.news, identifier: ident("b-paused")), at: at(1))
         state.transferEnded(transferKey("c-done"), .completed(statusCode: 200), bytesTransferred: 1, bytesExpected: 1, now: at(1))
         state.createTransfer(download("d-waiting", earliest: at(100)), at: at(1))
-        _ = state.takeTransferActions()
         _ = state.takeChanges()
 
         let result = state.run(.setAppEnabled(app: Apps.news, enabled: false), at: at(2))
         #expect(result.outcome.message == "com.example.news disabled")
-        #expect(state.takeTransferActions() == ["a-running", "b-paused", "d-waiting"].map { TransferAction.cancel(transferKey($0)) })
+        #expect(result.transferActions == ["a-running", "b-paused", "d-waiting"].map { TransferAction.cancel(transferKey($0)) })
         for name in ["a-running", "b-paused", "d-waiting"] {
             let record = try #require(state.transfer(name))
             #expect(record.state == .cancelled, "\(name)")
@@ -455,8 +453,7 @@ struct TransferPolicyTests {
         #expect(changes.eventTypes == [.transferCancelled, .transferCancelled, .transferCancelled, .appDisabled])
         #expect(changes.events.prefix(3).allSatisfy { $0.reason == "app disabled" && $0.command == nil })
 
-        state.run(.setAppEnabled(app: Apps.news, enabled: false), at: at(3))
-        #expect(state.takeTransferActions().isEmpty)
+        #expect(state.run(.setAppEnabled(app: Apps.news, enabled: false), at: at(3)).transferActions.isEmpty)
     }
 
     // MARK: - Progress, restarts, retention
