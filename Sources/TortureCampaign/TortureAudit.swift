@@ -61,10 +61,10 @@ struct TortureAudit {
         }
         // App starts the scheduler recorded (an unrecorded one is the unsupervised check's: it
         // waits, doing nothing, for a record that never comes).
-        let recorded = Set(events.filter { $0.type == .launched || $0.type == .adopted }.compactMap(\.pid))
+        let recordings = events.filter { $0.type == .launched || $0.type == .adopted }
         var starts: [String: Int] = [:]
         for line in appLog {
-            if case .start(let process, let identifiers) = line, recorded.contains(process.pid) {
+            if case .start(let process, let identifiers) = line, recordings.contains(where: process.isNamed(by:)) {
                 for identifier in identifiers { starts[identifier, default: 0] += 1 }
             }
         }
@@ -110,7 +110,7 @@ struct TortureAudit {
                 note(.hang, "\(identifier) of \(process): bgctl complete said '\(output)'")
             }
             guard status == 0 else { continue }
-            let about = events.filter { $0.pid == process.pid && $0.identifier?.rawValue == identifier }
+            let about = events.filter { process.isNamed(by: $0) && $0.identifier?.rawValue == identifier }
             guard !about.contains(where: { $0.type == .completed }) else { continue }
             let instead = about.map(\.type.rawValue).joined(separator: ", ")
             note(.lost, "\(identifier) of \(process): bgctl complete said '\(output)' (exit 0), "

@@ -94,3 +94,29 @@ enum TortureProcesses {
         }
     }
 }
+
+extension ProcessName {
+    /// When the process started, from its start ticks and the boot time (`btime` in `/proc/stat`),
+    /// to within a clock tick; `nil` when those cannot be read.
+    var startDate: Date? {
+        guard let boot = Self.bootTime else { return nil }
+        return Date(timeIntervalSince1970: boot + Double(startTicks) / Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// Seconds since 1970 at boot; read once.
+    private static let bootTime: Double? = {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }) else { return nil }
+        return Double(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
+    }()
+
+    /// Whether `event` is about this process: its pid, and a time within the process's life as
+    /// the campaign's apps live it (pids are reused: `pid_max` may be 32768, and a long campaign
+    /// starts more processes than that).
+    func isNamed(by event: Event) -> Bool {
+        guard event.pid == pid else { return false }
+        guard let start = startDate else { return true }
+        let offset = event.time.timeIntervalSince(start)
+        return offset >= -1 && offset <= 180
+    }
+}

@@ -64,13 +64,12 @@ struct TortureRun {
         checkSupervision(waitingForSuspects: true)
         let audit = TortureAudit(paths: paths, apps: apps, issued: issued, round: round).findings()
         for finding in audit.findings { found(finding.kind, finding.detail) }
-        let recorded = Set(EventLog(paths: paths).recent(limit: .max).events
-            .filter { $0.type == .launched || $0.type == .adopted }.compactMap(\.pid))
+        let recordings = EventLog(paths: paths).recent(limit: .max).events.filter { $0.type == .launched || $0.type == .adopted }
         for line in audit.appLog {
             switch line {
             case .start(let process, _):
                 report.appLaunches += 1
-                if !recorded.contains(process.pid) { report.unrecordedLaunches += 1 }
+                if !recordings.contains(where: process.isNamed(by:)) { report.unrecordedLaunches += 1 }
             case .complete(_, _, let status, _):
                 report.appCompletions += 1
                 if status == 0 { report.appCompletionsAcknowledged += 1 }
