@@ -107,10 +107,13 @@ let package = Package(
             dependencies: [
                 // bgtaskd, bgctl and bgtop are listed so that `swift run bgbench` builds the programs
                 // it drives (no build-only dependency exists in SwiftPM; see bgtop above); none is imported.
-                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "LoopbackServer", "bgtaskd", "bgctl", "bgtop",
+                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "LoopbackServer", "TortureCampaign", "bgtaskd", "bgctl", "bgtop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The kill -9 campaign of `bgbench torture`: a library, so that an end-to-end test runs
+        // the same campaign at a small size.
+        .target(name: "TortureCampaign", dependencies: ["TaskState", "CLinuxSupport"]),
         // Examples of apps written with the library; `swift build` builds them.
         .executableTarget(
             name: "Stormy",
@@ -149,7 +152,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "LoopbackServer", "bgtaskd", "bgctl", "bgtop",
+                "TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "LoopbackServer", "TortureCampaign", "bgtaskd", "bgctl", "bgtop",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -8,8 +8,9 @@ import TaskState
 struct BGBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgbench",
-        abstract: "bgtop's benchmarks: the scheduler (default), the dashboard (idle and under load) and background transfers. See docs/performance.md.",
-        subcommands: [SchedulerBench.self, DashboardBench.self, DashboardLoadBench.self, TransferBench.self, TransferFaultsBench.self],
+        abstract: "bgtop's benchmarks: the scheduler (default), the dashboard (idle and under load) and background transfers; and the torture campaign. See docs/performance.md.",
+        subcommands: [SchedulerBench.self, DashboardBench.self, DashboardLoadBench.self, TransferBench.self, TransferFaultsBench.self,
+                      TortureBench.self],
         defaultSubcommand: SchedulerBench.self)
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import TaskState
+import TortureCampaign
 #if canImport(Glibc)
 import Glibc
 #endif

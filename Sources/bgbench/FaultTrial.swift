@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackServer
+import TortureCampaign
 
 /// One download of the `transfer-faults` campaign: which misbehaviour the server plays, over which
 /// generated entity, and where a first response breaks.

@@ -12,6 +12,8 @@ import Glibc
 enum Interruption {
     /// What there is to clean up.
     private static let registry = Mutex<(root: String?, schedulers: Set<Int32>)>((nil, []))
+    /// More to do before the folder goes (the torture campaign ends its scheduler and apps).
+    private static let extra = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Installs the handlers; keep the returned sources alive for the whole run.
     static func install() -> [any DispatchSourceSignal] {
@@ -34,6 +36,11 @@ enum Interruption {
         registry.withLock { $0.root = root }
     }
 
+    /// Something to run on interruption before the folder is removed.
+    static func register(cleanUp: @escaping @Sendable () -> Void) {
+        extra.withLock { $0 = cleanUp }
+    }
+
     static func started(scheduler pid: Int32) {
         registry.withLock { _ = $0.schedulers.insert(pid) }
     }
@@ -47,6 +54,7 @@ enum Interruption {
         for pid in schedulers { kill(pid, SIGTERM) }
         // Give them a moment to commit and exit before their folder goes.
         for _ in 0..<50 where schedulers.contains(where: { kill($0, 0) == 0 }) { usleep(20_000) }
+        extra.withLock { $0 }?()
         if let root { try? FileManager.default.removeItem(atPath: root) }
     }
 }

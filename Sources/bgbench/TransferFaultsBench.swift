@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoopbackServer
 import TaskState
+import TortureCampaign
 
 /// `bgbench transfer-faults`: a randomized campaign that looks for a background download ending
 /// `completed` with the wrong bytes, under every misbehaviour of ``FaultCase`` and `kill -9`s of

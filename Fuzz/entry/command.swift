@@ -1,0 +1,6 @@
+// The libFuzzer entry point of the 'command' target; the body is in Tests/TaskStateTests/FuzzTargets.swift.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    StateFuzzTargets.command(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
