@@ -41,16 +41,11 @@ struct ProcessLauncher {
         let log = (try? RegularFile.open(logPath, O_WRONLY | O_APPEND | O_CREAT)) ?? -1
         defer { if log >= 0 { close(log) } }
 
-        let arguments = [manifest.executable] + manifest.arguments
-        let environmentList = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
-        let rc = withCStrings(arguments) { argv in
-            withCStrings(environmentList) { envp in
-                bg_spawn(&pid, manifest.executable, argv, envp, log, log)
-            }
-        }
-        guard rc == 0 else {
-            return .failure(.launchFailed("cannot start \(manifest.executable): \(String(cString: strerror(rc)))"))
+        let pid: pid_t
+        switch ProcessSpawn.start(manifest.executable, arguments: manifest.arguments, environment: environment,
+                                  stdout: log, stderr: log) {
+        case .success(let started): pid = started
+        case .failure(let error): return .failure(.launchFailed("cannot start \(manifest.executable): \(error)"))
         }
         return .success(Launched(pid: pid, startTicks: Self.startTicks(of: pid)))
     }
@@ -92,12 +87,5 @@ struct ProcessLauncher {
         if stat.state == "Z" || stat.state == "X" { return false }
         guard let startTicks else { return true }
         return stat.startTicks == startTicks
-    }
-
-    private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-        pointers.append(nil)
-        defer { for pointer in pointers { free(pointer) } }
-        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }

@@ -1,5 +1,6 @@
 import CLinuxSupport
 import Foundation
+import TaskState
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,18 +19,10 @@ final class SpawnedProgram {
         let fd = open(output, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw TortureError("cannot open \(output): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var pid: pid_t = 0
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+        switch ProcessSpawn.start(executable, arguments: arguments, environment: environment, stdout: fd, stderr: fd) {
+        case .success(let pid): self.pid = pid
+        case .failure(let error): throw TortureError("cannot start \(executable): \(error)")
         }
-        let rc = argv.withUnsafeBufferPointer { a in
-            envp.withUnsafeBufferPointer { e in bg_spawn(&pid, executable, a.baseAddress!, e.baseAddress!, fd, fd) }
-        }
-        guard rc == 0 else { throw TortureError("cannot start \(executable): \(String(cString: strerror(rc)))") }
-        self.pid = pid
     }
 
     /// Reaps the program if it has ended; returns whether it has.

@@ -70,17 +70,12 @@ enum IdleWakeups {
             close(fd)
             unlink(output)
         }
-        let argv = (["/usr/bin/tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+        let pid: pid_t
+        switch ProcessSpawn.start("/usr/bin/tmux", arguments: ["-L", socket] + arguments,
+                                  environment: ProcessInfo.processInfo.environment, stdout: fd, stderr: fd) {
+        case .success(let started): pid = started
+        case .failure(let error): return (127, error.description)
         }
-        var pid: pid_t = 0
-        let rc = argv.withUnsafeBufferPointer { a in
-            envp.withUnsafeBufferPointer { e in bg_spawn(&pid, "/usr/bin/tmux", a.baseAddress!, e.baseAddress!, fd, fd) }
-        }
-        guard rc == 0 else { return (127, String(cString: strerror(rc))) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return ((status >> 8) & 0xff, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")

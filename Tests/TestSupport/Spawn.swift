@@ -1,5 +1,6 @@
 import CLinuxSupport
 import Foundation
+import TaskState
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,18 +19,10 @@ public enum Spawn {
             close(out)
             close(err)
         }
-        var pid: pid_t = 0
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+        switch ProcessSpawn.start(executable, arguments: arguments, environment: environment, stdout: out, stderr: err) {
+        case .success(let pid): return pid
+        case .failure(let error): throw TestFailure("cannot start \(executable): \(error)")
         }
-        let rc = argv.withUnsafeBufferPointer { a in
-            envp.withUnsafeBufferPointer { e in bg_spawn(&pid, executable, a.baseAddress!, e.baseAddress!, out, err) }
-        }
-        guard rc == 0 else { throw TestFailure("cannot start \(executable): \(String(cString: strerror(rc)))") }
-        return pid
     }
 
     /// Waits for `pid` and returns its exit status (128 + signal when killed).
