@@ -54,14 +54,12 @@ struct SchedulerBench: InterruptibleBench {
     @Option(help: "Durable submits per second streamed at bgtaskd during phase 4 (phase 3 under load); 0 skips phase 4.")
     var streamingSubmits = 50.0
 
-    @Option(help: "Folder in which to create the benchmark folder (default: $TMPDIR, else /tmp).")
-    var directory: String?
 
     @Flag(help: "Skip the bgctl-style rows in which each writer waits for its outcome.")
     var noRoundTrip = false
 
-    @Flag(help: "Keep the benchmark folder (state, logs, databases) instead of removing it.")
-    var keep = false
+
+    @OptionGroup var folder: FolderOptions
 
     func validate() throws {
         guard submits >= 1 else { throw ValidationError("--submits must be at least 1") }
@@ -80,12 +78,8 @@ struct SchedulerBench: InterruptibleBench {
 
     func measure() throws {
         let scheduler = try SchedulerBinary.locate()
-        let parent = Workspace.parent(directory)
-        let workspace = try Workspace(parent: parent)
-        Interruption.register(root: keep ? nil : workspace.root)
-        defer {
-            if keep { Console.line("kept \(workspace.root)") } else { workspace.remove() }
-        }
+        let workspace = try folder.makeWorkspace()
+        defer { folder.finish(workspace) }
         let peer = SQLitePeer(workspace: workspace, rows: submits)
         try header(scheduler: scheduler, workspace: workspace, peer: peer)
         let ratios = try durableSubmits(workspace: workspace, scheduler: scheduler, peer: peer)

@@ -46,11 +46,9 @@ struct DashboardLoadBench: InterruptibleBench {
     @Flag(help: "Do not run htop beside bgtop.")
     var noPeer = false
 
-    @Option(help: "Folder in which to create the benchmark folder (default: $TMPDIR, else /tmp).")
-    var directory: String?
 
-    @Flag(help: "Keep the benchmark folder (state, bgtaskd.log) instead of removing it.")
-    var keep = false
+
+    @OptionGroup var folder: FolderOptions
 
     func validate() throws {
         guard rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be above 0 and at most 10000") }
@@ -67,11 +65,8 @@ struct DashboardLoadBench: InterruptibleBench {
             guard FileManager.default.isExecutableFile(atPath: path) else { throw BenchError("--bgtop \(path) is not an executable file") }
             return path
         } ?? IdleWakeups.locate("bgtop")
-        let workspace = try Workspace(parent: Workspace.parent(directory))
-        Interruption.register(root: keep ? nil : workspace.root)
-        defer {
-            if keep { Console.line("kept \(workspace.root)") } else { workspace.remove() }
-        }
+        let workspace = try folder.makeWorkspace()
+        defer { folder.finish(workspace) }
         let peer = noPeer ? nil : Subprocess.output("sh", ["-c", "command -v htop"], scratch: workspace.root)
         header(dashboard: dashboard, workspace: workspace, peer: peer)
 

@@ -24,11 +24,9 @@ struct TortureBench: InterruptibleBench {
     @Option(help: "Seed of the campaign (rounds, commands, kill moments); default: a random one, printed.")
     var seed: UInt64?
 
-    @Option(help: "Folder in which to create the campaign folder (default: $TMPDIR, else /tmp).")
-    var directory: String?
 
-    @Flag(help: "Keep the campaign folder (state, logs, app log) instead of removing it.")
-    var keep = false
+
+    @OptionGroup var folder: FolderOptions
 
     func validate() throws {
         guard (1...1_000_000).contains(rounds) else { throw ValidationError("--rounds must be from 1 to 1000000") }
@@ -49,9 +47,9 @@ struct TortureBench: InterruptibleBench {
         Console.line("replay with: bgbench torture --rounds \(rounds) --seed \(seed)")
         var campaign = TortureCampaign(rounds: rounds, seed: seed,
                                        binaries: URL(fileURLWithPath: scheduler).deletingLastPathComponent().path,
-                                       parent: Workspace.parent(directory))
-        campaign.keep = keep
-        let keepFolder = keep
+                                       parent: Workspace.parent(folder.directory))
+        campaign.keep = folder.keep
+        let keepFolder = folder.keep
         campaign.folderCreated = { folder in
             Interruption.register(root: keepFolder ? nil : folder)
             Interruption.register { TortureCampaign.endProcesses(folder: folder) }
@@ -74,7 +72,7 @@ struct TortureBench: InterruptibleBench {
         Console.line("  app launches: \(report.appLaunches) (\(report.unrecordedLaunches) never recorded); app completions: \(report.appCompletions) sent, "
                      + "\(report.appCompletionsAcknowledged) acknowledged")
         for finding in report.findings { Console.line("  ! \(finding)") }
-        if keep { Console.line("kept \(report.folder)") }
+        if folder.keep { Console.line("kept \(report.folder)") }
         Console.line("load at end: \(Machine.loadAverage) (1, 5, 15 min)")
     }
 }

@@ -54,11 +54,9 @@ struct TransferFaultsBench: InterruptibleBench {
     @Flag(help: "Skip curl and wget.")
     var noPeers = false
 
-    @Option(help: "Folder in which to create the benchmark folder (default: $TMPDIR, else /tmp).")
-    var directory: String?
 
-    @Flag(help: "Keep the benchmark folder (state, bgtaskd logs) instead of removing it.")
-    var keep = false
+
+    @OptionGroup var folder: FolderOptions
 
     func validate() throws {
         guard (1...100_000).contains(trials) else { throw ValidationError("--trials must be from 1 to 100000") }
@@ -79,12 +77,8 @@ struct TransferFaultsBench: InterruptibleBench {
         guard let control = SiblingBinary.locate("bgctl") else {
             throw BenchError("bgctl is not beside bgbench; build it there (swift build --product bgctl)")
         }
-        let parent = Workspace.parent(directory)
-        let workspace = try Workspace(parent: parent)
-        Interruption.register(root: keep ? nil : workspace.root)
-        defer {
-            if keep { Console.line("kept \(workspace.root)") } else { workspace.remove() }
-        }
+        let workspace = try folder.makeWorkspace()
+        defer { folder.finish(workspace) }
         let server = try LoopbackServer.startForBenchmark()
         defer { server.stopForBenchmark() }
 
