@@ -148,7 +148,14 @@ final class ExpiryAlarm: Sendable {
     private func fireDue(_ shared: inout Schedule, now: Date) -> Bool {
         let due = shared.tasks.values.filter { $0.deadline <= now }
         guard !due.isEmpty else { return false }
+        let firedBefore = shared.fired.count
         for (pid, tasks) in Dictionary(grouping: due, by: \.pid).sorted(by: { $0.key < $1.key }) {
+            guard let descriptor = shared.descriptors[pid] else {
+                // No pidfd of its own (descriptors ran out): the loop, whose timer is armed for the
+                // same deadline, signals it through its own handle.
+                for task in tasks { shared.tasks[task.key] = nil }
+                continue
+            }
             for var task in tasks {
                 shared.tasks[task.key] = nil
                 shared.firedKeys.insert(task.key)
@@ -160,13 +167,10 @@ final class ExpiryAlarm: Sendable {
                     try? StateFiles.write(bytes, to: paths.task(task.key), durable: false)
                 }
             }
-            if let descriptor = shared.descriptors[pid] {
-                let signal = SignalName.number(of: tasks[0].expirationSignal) ?? SIGUSR1
-                _ = bg_pidfd_send_signal(descriptor, signal)
-            }
+            _ = bg_pidfd_send_signal(descriptor, SignalName.number(of: tasks[0].expirationSignal) ?? SIGUSR1)
             shared.fired.append(Fired(pid: pid, keys: tasks.map(\.key).sorted(), at: now))
         }
-        return true
+        return shared.fired.count > firedBefore
     }
 
     private func arm(at date: Date?) {
