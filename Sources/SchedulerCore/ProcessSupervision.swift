@@ -12,13 +12,17 @@ public struct MarkedProcess: Sendable, Hashable {
     public var app: Identifier?
     /// Whether it leads its own process group (a launch's first process does).
     public var leadsGroup: Bool
+    /// When it started (to the second), when that could be read.
+    public var startedAt: Date?
 
-    public init(pid: Int32, processStartTicks: UInt64?, launchID: String, app: Identifier?, leadsGroup: Bool) {
+    public init(pid: Int32, processStartTicks: UInt64?, launchID: String, app: Identifier?, leadsGroup: Bool,
+                startedAt: Date? = nil) {
         self.pid = pid
         self.processStartTicks = processStartTicks
         self.launchID = launchID
         self.app = app
         self.leadsGroup = leadsGroup
+        self.startedAt = startedAt
     }
 }
 
@@ -51,7 +55,11 @@ extension SchedulerState {
     /// whose commit never happened, their requests are still pending and will be launched again.
     /// Each such kill is recorded before it is sent, like any other. The other processes stay
     /// supervised (watched until they exit); a leftover child of a recorded launch is left alone.
-    public mutating func takeOverProcesses(found: [MarkedProcess], now: Date,
+    ///
+    /// `lastCommitAt` is the time of the last scheduler's last commit (its heartbeat): a launch
+    /// that commit did not record started after it, so a marked process that started well before
+    /// it (a child left by a recorded launch whose leader has exited) is left alone.
+    public mutating func takeOverProcesses(found: [MarkedProcess], now: Date, lastCommitAt: Date? = nil,
                                            isAlive: (ProcessLedger.Entry) -> Bool) -> [SchedulerEffect] {
         let known = Set(processes.values.map(\.launchID)).union(tasks.values.map(\.launchID))
         var actions: [SchedulerEffect] = []
@@ -66,8 +74,11 @@ extension SchedulerState {
             actions.append(.kill(pid: entry.pid, processGroup: entry.processGroup, tasks: []))
         }
         let supervised = watchedPIDs
+        // Start times are whole seconds (the boot time is): a second and a half of slack.
+        let uncommittedSince = lastCommitAt?.addingTimeInterval(-1.5)
         for process in found.sorted(by: { $0.pid < $1.pid })
-        where !known.contains(process.launchID) && !supervised.contains(process.pid) {
+        where !known.contains(process.launchID) && !supervised.contains(process.pid)
+            && !(uncommittedSince.map { since in process.startedAt.map { $0 < since } ?? false } ?? false) {
             let app = process.app ?? Self.unknownApp
             let group = process.leadsGroup ? process.pid : nil
             setProcess(ProcessLedger.Entry(pid: process.pid, processStartTicks: process.processStartTicks, processGroup: group,

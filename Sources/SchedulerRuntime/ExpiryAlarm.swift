@@ -67,9 +67,13 @@ final class ExpiryAlarm: Sendable {
         close(timer)
     }
 
-    /// Stops the thread and closes its handles.
+    /// Stops the thread and closes its handles. Safe to call again.
     func stop() {
-        schedule.withLock { $0.stopping = true }
+        let alreadyStopping = schedule.withLock { shared -> Bool in
+            defer { shared.stopping = true }
+            return shared.stopping
+        }
+        guard !alreadyStopping else { return }
         wakePipe.wake()
         finished.wait()
         schedule.withLock { shared in
@@ -178,7 +182,9 @@ final class ExpiryAlarm: Sendable {
             bg_timerfd_set_absolute(timer, 0, 0)
             return
         }
-        let seconds = min(max(date.timeIntervalSince1970, 0.001), SafeNumber.writableDates.upperBound)
+        // Clamped to year 9999, as KernelWait does: a far-off or NaN deadline arms a far timer.
+        let raw = date.timeIntervalSince1970
+        let seconds = raw.isNaN ? 0.001 : min(max(raw, 0.001), SafeNumber.writableDates.upperBound)
         let whole = floor(seconds)
         bg_timerfd_set_absolute(timer, Int64(whole), Int64((seconds - whole) * 1_000_000_000))
     }

@@ -20,7 +20,7 @@ extension SchedulerDaemon {
             // From here to the end of the commit, the turn's commands are what is in hand.
             if !applied.isEmpty { poisonGuard.mark(.committing, commands: applied) }
         }
-        var expiryDue = state.nextTaskDeadline(after: now)
+        var expiryDue = drainingStartupInbox ? nil : state.nextTaskDeadline(after: now)
         for name in names.prefix(batchSize) {
             if let due = expiryDue, Date() >= due {
                 expireDueTasks(now: Date())

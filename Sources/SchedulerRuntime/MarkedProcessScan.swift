@@ -31,7 +31,8 @@ enum MarkedProcessScan {
                   let stat = ProcessLauncher.processStat(of: pid), stat.state != "Z", stat.state != "X" else { continue }
             found.append(MarkedProcess(pid: pid, processStartTicks: stat.startTicks, launchID: launchID,
                                        app: environment["BGTASK_APP_ID"].flatMap { try? Identifier(validating: $0) },
-                                       leadsGroup: getpgid(pid) == pid))
+                                       leadsGroup: getpgid(pid) == pid,
+                                       startedAt: stat.startTicks.flatMap(ProcessLauncher.startDate(ticks:))))
         }
         return found
     }

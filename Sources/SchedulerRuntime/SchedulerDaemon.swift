@@ -64,6 +64,10 @@ public final class SchedulerDaemon {
     /// Processes of tasks found gone at start-up: their tasks are interrupted once the inbox is
     /// applied, so a completion written while the scheduler was down still counts.
     var goneAtStart: Set<Int32> = []
+    /// Set until the commands the last scheduler left in the inbox are applied: time (expiry,
+    /// kills, launches) waits for them, as it would have had the scheduler been up when they
+    /// were written.
+    var drainingStartupInbox = true
     var lastProbe: Date
     private var stopping = false
 
@@ -117,9 +121,10 @@ public final class SchedulerDaemon {
             try StateFiles.ensureDirectory(configDirectory)
             try StateFiles.ensureDirectory("\(configDirectory)/apps")
             wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
-            alarm = try ExpiryAlarm(paths: paths, graceSeconds: settings.expirationGraceSeconds, notifier: wait.notifier)
             try wait.watcher.watch(paths.inboxNew, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR))
             try wait.watcher.watch("\(configDirectory)/apps")
+            // Last: a thread that nothing could stop if the start failed after it.
+            alarm = try ExpiryAlarm(paths: paths, graceSeconds: settings.expirationGraceSeconds, notifier: wait.notifier)
         } catch {
             throw .state("\(error)")
         }
@@ -140,7 +145,7 @@ public final class SchedulerDaemon {
         let notifier = wait.notifier
         transferRunner = TransferRunner(paths: paths) { notifier.wake() }
         state.requeueInterruptedTransfers(now: now)
-        takeOverProcesses(now: now)
+        takeOverProcesses(now: now, lastCommitAt: snapshot.heartbeat?.updatedAt)
         outcomeRetention = OutcomeRetention.load(paths.outcomes, retentionSeconds: settings.outcomeRetentionSeconds)
         removeAbandonedInboxFiles(now: now)
         if let leftover = poisonGuard.leftover() { takeLeftover(leftover, now: now) }
@@ -184,8 +189,9 @@ public final class SchedulerDaemon {
     // MARK: - One turn of the loop
 
     private func turn(_ now: Date, wake: KernelWait.Wake) throws {
-        // A budget that ran out is acted on before anything else the wake brought.
-        expireDueTasks(now: now)
+        // A budget that ran out is acted on before anything else the wake brought (but after the
+        // inbox the last scheduler left: see `drainingStartupInbox`).
+        if !drainingStartupInbox { expireDueTasks(now: now) }
         var exits: [ProcessExit] = []
         for signal in wake.signals {
             switch signal {
@@ -218,6 +224,7 @@ public final class SchedulerDaemon {
                     state.interruptTasks(ofGone: goneAtStart, now: now)
                     goneAtStart = []
                 }
+                drainingStartupInbox = false
                 for exit in exits { state.processExited(pid: exit.pid, status: exit.status.description, signal: exit.status.signal, now: now) }
                 exits.removeAll()
             }
@@ -227,8 +234,13 @@ public final class SchedulerDaemon {
 
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
     func decideAndCommit(now: Date) throws {
-        expireDueTasks(now: now)
-        carryOut(state.effectsOfTime(at: now, busyTransfers: transferRunner.inFlight), now: now)
+        if !drainingStartupInbox {
+            expireDueTasks(now: now)
+            carryOut(state.effectsOfTime(at: now, busyTransfers: transferRunner.inFlight), now: now)
+            // Before the commit, so that the alarm never writes the file of a task this commit
+            // removes or replaces: an alarm write before this call, the commit then overwrites.
+            alarm.update(from: state, handles: handles)
+        }
         var nextWake = state.nextWake(after: now)
         if state.isWaitingOnConditions(at: now) {
             let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)
@@ -241,7 +253,6 @@ public final class SchedulerDaemon {
         for effect in processActions { signal(effect) }
         processActions.removeAll()
         handles.release(keeping: state.watchedPIDs.union(children))
-        alarm.update(from: state, handles: handles)
         for action in transferActions { transferRunner.perform(action) }
         transferActions.removeAll()
         wait.arm(at: nextWake)

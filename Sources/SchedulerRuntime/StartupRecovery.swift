@@ -13,10 +13,11 @@ extension SchedulerDaemon {
     /// Takes over what the previous scheduler's processes are doing: adopts live tasks and
     /// attachments, and sees that no process it started runs on unsupervised (see
     /// `ProcessSupervision`). Kills decided here go out after the first commit.
-    func takeOverProcesses(now: Date) {
+    func takeOverProcesses(now: Date, lastCommitAt: Date?) {
         goneAtStart = state.adoptTasks(now: now, isAlive: ProcessLauncher.isAlive)
         state.adoptAttachments(now: now) { ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks) }
-        processActions += state.takeOverProcesses(found: MarkedProcessScan.scan(stateRoot: paths.root), now: now) {
+        processActions += state.takeOverProcesses(found: MarkedProcessScan.scan(stateRoot: paths.root), now: now,
+                                                  lastCommitAt: lastCommitAt) {
             ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks)
         }
         for pid in state.watchedPIDs.subtracting(goneAtStart) { wait.watchExit(of: pid) }

@@ -41,6 +41,39 @@ import Glibc
         #expect(try env.tasks().isEmpty)
     }
 
+    @Test func aCompletionQueuedInTheGracePeriodCountsEvenIfTheRestartComesAfterIt() throws {
+        let env = try TestEnvironment()
+        try env.writeSettings(["expirationGraceSeconds": 1])
+        try env.addApp("com.example.graceful", identifiers: ["com.example.graceful.work"], script: """
+        echo "started $$" >> "$OUT"
+        trap 'echo expired >> "$OUT"' USR1
+        while [ ! -e "$OUT.go" ]; do sleep 0.05; done
+        "$BGCTL" complete com.example.graceful.work --failure >> "$OUT" 2>&1
+        echo "done" >> "$OUT"
+        sleep 60 & wait $!
+        """)
+        let first = try env.startDaemon()
+        let pid = try launch("com.example.graceful", in: env)
+        defer { kill(-pid, SIGKILL) }
+        #expect(try env.bgctl("simulate-expiration", "com.example.graceful.work").status == 0)
+        try env.waitUntil("the app to hear of its expiry") { env.output(of: "com.example.graceful").contains("expired") }
+        try env.waitUntil("the last commit") { (StateFiles.size(of: env.paths.journal) ?? 0) == 0 }
+        first.crash()
+
+        // Within its grace the app completes (queued: no scheduler), and lives on; the restart
+        // comes after the grace period has ended.
+        _ = FileManager.default.createFile(atPath: "\(env.root)/com.example.graceful.out.go", contents: nil)
+        try env.waitUntil("the app to complete") { env.output(of: "com.example.graceful").contains("done") }
+        Thread.sleep(forTimeInterval: 1.5)
+
+        let second = try env.startDaemon()
+        defer { second.stop() }
+        try env.waitUntil("the completion to be applied") { !env.events(.completed).isEmpty }
+        #expect(env.events(.completed).first?.identifier?.rawValue == "com.example.graceful.work")
+        #expect(env.events(.killed).isEmpty, "\(env.events().map(\.message))")
+        #expect(processIsAlive(pid), "a process that completed in its grace period is not killed")
+    }
+
     @Test func aKillCommittedButNeverSentIsCarriedOutAtTheRestart() throws {
         let env = try TestEnvironment()
         try env.addApp("com.example.stubborn", identifiers: ["com.example.stubborn.work"], script: """

@@ -92,4 +92,18 @@ struct ProcessSupervisionTests {
         #expect(changes.eventTypes.contains(.completed) && !changes.eventTypes.contains(.interrupted))
         #expect(state.processes.isEmpty)
     }
+
+    @Test func aMarkedProcessThatStartedBeforeTheLastCommitIsLeftAlone() throws {
+        // A child of a recorded launch whose leader exited: its launch is gone from the ledger,
+        // but it started before the last commit, which would have recorded any launch of its time.
+        var state = restarted(running())
+        let found = [
+            MarkedProcess(pid: 800, processStartTicks: 3, launchID: "com.example.news-old", app: Apps.news,
+                          leadsGroup: false, startedAt: at(100)),
+            MarkedProcess(pid: 801, processStartTicks: 4, launchID: "com.example.news-new", app: Apps.news,
+                          leadsGroup: true, startedAt: at(199.5)),
+        ]
+        let actions = state.takeOverProcesses(found: found, now: at(300), lastCommitAt: at(200)) { _ in true }
+        #expect(actions == [.kill(pid: 801, processGroup: 801, tasks: [])], "only one that started after the last commit")
+    }
 }
