@@ -178,14 +178,6 @@ final class ExpiryAlarm: Sendable {
     }
 
     private func arm(at date: Date?) {
-        guard let date else {
-            bg_timerfd_set_absolute(timer, 0, 0)
-            return
-        }
-        // Clamped to year 9999, as KernelWait does: a far-off or NaN deadline arms a far timer.
-        let raw = date.timeIntervalSince1970
-        let seconds = raw.isNaN ? 0.001 : min(max(raw, 0.001), SafeNumber.writableDates.upperBound)
-        let whole = floor(seconds)
-        bg_timerfd_set_absolute(timer, Int64(whole), Int64((seconds - whole) * 1_000_000_000))
+        KernelWait.arm(timer, at: date)
     }
 }

@@ -68,15 +68,20 @@ final class KernelWait {
 
     /// Arms the single timer for `date`, or disarms it.
     func arm(at date: Date?) {
+        Self.arm(timerDescriptor, at: date)
+    }
+
+    /// Arms the absolute timerfd `timer` for `date`, or disarms it (`nil`).
+    static func arm(_ timer: Int32, at date: Date?) {
         guard let date else {
-            bg_timerfd_set_absolute(timerDescriptor, 0, 0)
+            bg_timerfd_set_absolute(timer, 0, 0)
             return
         }
         // Clamped to year 9999: a far-off or NaN deadline must arm a far timer, not trap.
         let raw = date.timeIntervalSince1970
         let seconds = raw.isNaN ? 0.001 : min(max(raw, 0.001), SafeNumber.writableDates.upperBound)
         let whole = floor(seconds)
-        bg_timerfd_set_absolute(timerDescriptor, Int64(whole), Int64((seconds - whole) * 1_000_000_000))
+        bg_timerfd_set_absolute(timer, Int64(whole), Int64((seconds - whole) * 1_000_000_000))
     }
 
     /// Watches a process that is not our child (adopted after a restart) through a pidfd.
