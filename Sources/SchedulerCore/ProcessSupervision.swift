@@ -92,7 +92,4 @@ extension SchedulerState {
 
     /// Names the app of a marked process whose environment names none that is valid.
     static let unknownApp = try! Identifier(validating: "unknown")
-
-    /// The pids of the ledger, for the runtime to watch.
-    public var ledgerPIDs: Set<Int32> { Set(processes.keys) }
 }
