@@ -71,7 +71,7 @@ public class BGTask: @unchecked Sendable, CustomStringConvertible {
         switch kind {
         case .processing: return BGProcessingTask(identifier: identifier, kind: kind, completion: completion)
         case .appRefresh, .finishing: return BGAppRefreshTask(identifier: identifier, kind: kind, completion: completion)
-        case .urlSession: return BGTask(identifier: identifier, kind: kind, completion: completion)
+        case .urlSession, .remoteNotification: return BGTask(identifier: identifier, kind: kind, completion: completion)
         }
     }
 }

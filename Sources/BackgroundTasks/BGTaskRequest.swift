@@ -36,7 +36,7 @@ public class BGTaskRequest: CustomStringConvertible {
             request.requiresExternalPower = pending.requiresExternalPower
             request.earliestBeginDate = pending.earliestBeginDate
             return request
-        case .appRefresh, .finishing, .urlSession:
+        case .appRefresh, .finishing, .urlSession, .remoteNotification:
             let request = BGAppRefreshTaskRequest(identifier: pending.identifier.rawValue)
             request.earliestBeginDate = pending.earliestBeginDate
             return request

@@ -113,6 +113,7 @@ struct PanelContent {
         case .processing: return "process"
         case .finishing: return "finish"
         case .urlSession: return "session"
+        case .remoteNotification: return "push"
         }
     }
 }

@@ -4,8 +4,8 @@ import TaskState
 extension SchedulerState {
     /// A running process of `appID` takes the tasks it registered handlers for as they come due.
     /// One process per app: a newer one replaces the older.
-    mutating func attach(app appID: Identifier, pid: Int32, identifiers: [Identifier], command: String?,
-                         now: Date) -> Result<String, SchedulerError> {
+    mutating func attach(app appID: Identifier, pid: Int32, identifiers: [Identifier], acceptsPushes: Bool = false,
+                         command: String?, now: Date) -> Result<String, SchedulerError> {
         guard let manifest = catalog.manifests[appID] else {
             return .failure(.unknownApp("app \(appID) has no usable manifest"))
         }
@@ -17,9 +17,13 @@ extension SchedulerState {
         }
         var record = app(appID)
         let replaced = record.attachedProcess.flatMap { $0.pid == pid ? nil : $0.pid }
-        record.attachedProcess = AttachedProcess(pid: pid, identifiers: Array(Set(identifiers)).sorted(), attachedAt: now)
+        let takesPushes = acceptsPushes && manifest.backgroundModes.contains(.remoteNotification)
+        record.attachedProcess = AttachedProcess(pid: pid, identifiers: Array(Set(identifiers)).sorted(),
+                                                 acceptsPushes: takesPushes ? true : nil, attachedAt: now)
         setApp(record)
-        let handles = identifiers.isEmpty ? "no identifiers" : identifiers.map(\.rawValue).sorted().joined(separator: ", ")
+        var handled = identifiers.map(\.rawValue).sorted()
+        if takesPushes { handled.append("pushes") }
+        let handles = handled.isEmpty ? "no identifiers" : handled.joined(separator: ", ")
         let instead = replaced.map { " instead of pid \($0)" } ?? ""
         self.record(Event(time: now, type: .attached, app: appID, pid: pid, command: command,
                           message: "\(appID): pid \(pid) attached\(instead); due tasks go to it (\(handles))"))

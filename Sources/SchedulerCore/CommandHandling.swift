@@ -61,8 +61,8 @@ extension SchedulerState {
             result = .success((overrideConditions(conditions.overrides.merging(overrides), command: command.id, now: now), nil))
         case .clearConditions:
             result = .success((overrideConditions(ConditionOverrides(), command: command.id, now: now), nil))
-        case .attach(let app, let pid, let identifiers):
-            result = attach(app: app, pid: pid, identifiers: identifiers, command: command.id, now: now).map {
+        case .attach(let app, let pid, let identifiers, let acceptsPushes):
+            result = attach(app: app, pid: pid, identifiers: identifiers, acceptsPushes: acceptsPushes, command: command.id, now: now).map {
                 effects.append(.superviseAttachment(app: app, pid: pid))
                 return ($0, nil)
             }
@@ -87,6 +87,14 @@ extension SchedulerState {
             result = resumeTransfer(app: app, identifier: identifier, command: command.id, now: now).map { ($0, identifier) }
         case .transferAcknowledge(let app, let identifier):
             result = acknowledgeTransfer(app: app, identifier: identifier).map { ($0, identifier) }
+        case .push(let request):
+            result = receivePush(request, command: command, now: now).map { message, held in
+                if let held, let plan = pushDelivery(held, at: now) { effects.append(.launch(plan)) }
+                return (message, held?.id)
+            }
+        case .answerPush(let app, let identifier, let fetchResult):
+            result = answerPush(app: app, identifier: identifier, result: fetchResult, command: command.id, now: now)
+                .map { ($0, identifier) }
         }
         switch result {
         case .success(let (message, identifier)):
@@ -168,8 +176,8 @@ extension SchedulerState {
 
     // MARK: - Completion and finishing tasks
 
-    mutating func complete(app appID: Identifier, identifier: Identifier, success: Bool, command: String?,
-                           now: Date) -> Result<String, SchedulerError> {
+    mutating func complete(app appID: Identifier, identifier: Identifier, success: Bool, fetchResult: FetchResult? = nil,
+                           command: String?, now: Date) -> Result<String, SchedulerError> {
         let key = TaskKey(app: appID, identifier: identifier)
         guard let task = tasks[key] else {
             return .failure(.noSuchTask("no running task with identifier \(identifier) for \(appID)"))
@@ -184,12 +192,16 @@ extension SchedulerState {
                 setApp(record)
             }
         }
-        let how = success ? "successfully" : "with failure"
+        // A push's task answers how it went (`UIBackgroundFetchResult`); a plain completion counts
+        // as new data or a failure.
+        let answer = task.kind == .remoteNotification ? fetchResult ?? (success ? .newData : .failed) : nil
+        let how = answer.map { "answering \($0.rawValue)" } ?? (success ? "successfully" : "with failure")
         let late = inTime ? "" : " after its expiration"
         let elapsed = String(format: "%.1f", now.timeIntervalSince(task.startedAt))
         record(Event(time: now, type: .completed, app: appID, identifier: identifier, kind: task.kind, pid: task.pid,
-                     command: command, reason: success ? "success" : "failure",
+                     command: command, reason: answer?.rawValue ?? (success ? "success" : "failure"),
                      message: "\(appID): \(identifier) completed \(how)\(late) after \(elapsed) s"))
+        if let answer { notePushAnswer(answer, app: appID, now: now) }
         return .success("completed \(identifier) \(how)\(late)")
     }
 
@@ -231,6 +243,7 @@ extension SchedulerState {
         record.enabled = enabled
         setApp(record)
         let cancelled = enabled ? [] : cancelTransfers(of: appID, reason: "app disabled", now: now)
+        if !enabled { dropPushes(of: appID, reason: "background work is switched off", now: now) }
         if !changed { return .success(("\(appID) was already \(enabled ? "enabled" : "disabled")", cancelled)) }
         self.record(Event(time: now, type: enabled ? .appEnabled : .appDisabled, app: appID, command: command,
                           message: "\(appID): background work switched \(enabled ? "on" : "off")"))
@@ -288,10 +301,11 @@ extension CommandAction {
         case .submit(let request): return request.app
         case .transferCreate(let request): return request.app
         case .cancel(let app, _), .cancelAll(let app), .complete(let app, _, _), .beginFinishing(let app, _, _),
-             .setAppEnabled(let app, _), .attach(let app, _, _), .detach(let app, _),
+             .setAppEnabled(let app, _), .attach(let app, _, _, _), .detach(let app, _),
              .transferCancel(let app, _), .transferPause(let app, _), .transferResume(let app, _),
-             .transferAcknowledge(let app, _):
+             .transferAcknowledge(let app, _), .answerPush(let app, _, _):
             return app
+        case .push(let request): return request.app
         case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app
         case .setConditions, .clearConditions: return nil
         }
@@ -303,7 +317,7 @@ extension CommandAction {
         case .transferCreate(let request): return request.identifier
         case .cancel(_, let identifier), .complete(_, let identifier, _), .simulateLaunch(let identifier, _),
              .simulateExpiration(let identifier, _), .transferCancel(_, let identifier), .transferPause(_, let identifier),
-             .transferResume(_, let identifier), .transferAcknowledge(_, let identifier):
+             .transferResume(_, let identifier), .transferAcknowledge(_, let identifier), .answerPush(_, let identifier, _):
             return identifier
         default: return nil
         }

@@ -71,6 +71,7 @@ extension SchedulerState {
             noteKillDecided(of: task, processGroup: group, now: now)
             actions.append(.kill(pid: task.pid, processGroup: group, tasks: sharing.map(\.key)))
             throttle(task.app, now: now)
+            if task.kind == .remoteNotification { cutPushBudget(of: task.app, why: "overran a push's runtime", now: now) }
         }
         return actions
     }
@@ -92,16 +93,19 @@ extension SchedulerState {
     /// overrun like any other, and the app is throttled.
     public mutating func processExited(pid: Int32, status: String, signal: Int32? = nil, now: Date) {
         var overranApp: Identifier?
+        var overranPush = false
         for task in tasks.values.sorted(by: { $0.key < $1.key }) where task.pid == pid {
             removeTask(task.key)
             if task.state == .expiring, let signal, SignalName.number(of: task.expirationSignal) == signal {
                 overranApp = task.app
+                overranPush = overranPush || task.kind == .remoteNotification
             }
             record(Event(time: now, type: .exited, app: task.app, identifier: task.identifier, kind: task.kind, pid: pid,
                          reason: status,
                          message: "\(task.app): pid \(pid) \(status) without completing \(task.identifier)"))
         }
         if let overranApp { throttle(overranApp, now: now) }
+        if let overranApp, overranPush { cutPushBudget(of: overranApp, why: "overran a push's runtime", now: now) }
         removeProcess(pid)
         releaseAttachments(ofExited: pid, status: status, now: now)
     }

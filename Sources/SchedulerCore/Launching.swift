@@ -80,6 +80,11 @@ extension SchedulerState {
     /// The process for `plan` is running: the requests become tasks with their budgets.
     public mutating func recordLaunch(_ plan: LaunchPlan, pid: Int32, processGroup: Int32?, processStartTicks: UInt64?, now: Date) {
         for request in plan.requests {
+            if request.kind == .remoteNotification {
+                recordPushDelivery(request.key, plan: plan, pid: pid, processGroup: processGroup,
+                                   processStartTicks: processStartTicks, now: now)
+                continue
+            }
             removeRequest(request.key)
             let task = LaunchedTask(
                 app: plan.app, identifier: request.identifier, kind: request.kind,
@@ -107,11 +112,35 @@ extension SchedulerState {
         noteSessionLaunch(plan, now: now)
     }
 
+    /// A push of `plan` is handed to the process: its task carries the payload.
+    private mutating func recordPushDelivery(_ key: TaskKey, plan: LaunchPlan, pid: Int32, processGroup: Int32?,
+                                             processStartTicks: UInt64?, now: Date) {
+        guard let push = takeDeliveredPush(key, now: now) else { return }
+        let budget = settings.budget(for: .remoteNotification)
+        setTask(LaunchedTask(
+            app: plan.app, identifier: key.identifier, kind: .remoteNotification,
+            launchReason: TaskKind.remoteNotification.rawValue, simulated: false, pid: pid, processGroup: processGroup,
+            processStartTicks: processStartTicks, launchID: plan.launchID, startedAt: now,
+            deadline: now.addingTimeInterval(budget), expirationSignal: plan.manifest.expirationSignal, push: push))
+        let how = plan.handOver == nil ? "launched pid \(pid) for" : "handed to running pid \(pid):"
+        let waited = now.timeIntervalSince(push.receivedAt) >= 1 ? String(format: ", held %.1f s", now.timeIntervalSince(push.receivedAt)) : ""
+        let coalesced = push.coalescedCount > 0 ? ", \(push.coalescedCount) older coalesced" : ""
+        record(Event(time: now, type: .pushDelivered, app: plan.app, identifier: key.identifier, kind: .remoteNotification,
+                     pid: pid, command: push.commandID, reason: TaskKind.remoteNotification.rawValue,
+                     message: "\(plan.app): \(how) push \(key.identifier) (budget \(SafeNumber.secondsText(budget.rounded(.down))) s, \(pushBudgetLeft(of: plan.app, at: now)) push(es) left this hour\(waited)\(coalesced))"))
+    }
+
     /// The process for `plan` could not be started: the failure is logged and the requests are
     /// consumed, except for a simulated launch, which is refused and changes nothing.
     public mutating func recordLaunchFailure(_ plan: LaunchPlan, reason: String, now: Date) {
         noteSessionLaunch(plan, now: now)
         for request in plan.requests {
+            if request.kind == .remoteNotification, pushes[request.key] != nil {
+                removePush(request.key)
+                record(Event(time: now, type: .pushDropped, app: plan.app, identifier: request.identifier, kind: .remoteNotification,
+                             reason: "launchFailed", message: "\(plan.app): push \(request.identifier) dropped: could not launch \(plan.manifest.executable): \(reason)"))
+                continue
+            }
             if !plan.simulated { removeRequest(request.key) }
             record(Event(time: now, type: .launchFailed, app: plan.app, identifier: request.identifier, kind: request.kind,
                          reason: plan.reason, message: "\(plan.app): could not launch \(plan.manifest.executable): \(reason)"))

@@ -21,6 +21,7 @@ extension SchedulerState {
         }
         if let transfer = nextTransferWake(after: now) { candidates.append(transfer) }
         if let session = nextSessionLaunchWake(after: now) { candidates.append(session) }
+        if let push = nextPushWake(after: now) { candidates.append(push) }
         return candidates.min()
     }
 
@@ -44,7 +45,7 @@ extension SchedulerState {
                 || ($0 == .externalPower && !conditions.isSimulated(.power)) }
             return !probed.isEmpty && blockers.allSatisfy { probed.contains($0) || $0 == .earliestBeginDate || $0 == .retryBackoff }
         }
-        return transferWaits || requests.values.contains { request in
+        return transferWaits || isPushWaitingOnConditions(at: now) || requests.values.contains { request in
             let blockers = blockers(for: request, at: now)
             guard !blockers.isEmpty else { return false }
             return blockers.allSatisfy { blocker in

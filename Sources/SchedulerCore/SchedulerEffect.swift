@@ -30,7 +30,8 @@ extension SchedulerState {
     /// and transfer attempts to start. `busyTransfers` are attempts the runtime still runs.
     public mutating func effectsOfTime(at now: Date, busyTransfers: Set<TaskKey> = []) -> [SchedulerEffect] {
         var effects = expire(at: now)
-        let plans = dueLaunches(at: now)
+        expireHeldPushes(at: now)
+        let plans = addingPushDeliveries(to: dueLaunches(at: now), at: now)
         effects += (plans + dueSessionLaunches(at: now, excluding: Set(plans.map(\.app)))).map(SchedulerEffect.launch)
         forgetFinishedTransfers(at: now)
         effects += dueTransfers(at: now, busy: busyTransfers).map(SchedulerEffect.transfer)

@@ -42,6 +42,9 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     public var transferRetryMaximumSeconds: Double = 300
     /// How long a finished (completed, failed, cancelled) transfer's file is kept for the app.
     public var finishedTransferRetentionSeconds: Double = 3600
+    /// Background pushes delivered to one app in a rolling hour (Apple asks for no more than two
+    /// or three an hour); cut for apps that keep answering `noData` or overrun.
+    public var pushBudgetPerHour: Int = 3
 
     public init() {}
 
@@ -51,7 +54,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case maximumPendingAppRefresh, maximumPendingProcessing, idleLoadAverage, lowPowerBatteryPercent
         case conditionsRecheckSeconds, eventLogMaximumBytes, eventLogKeptFiles, outcomeRetentionSeconds
         case maximumConcurrentTransfers, transferRetryInitialSeconds, transferRetryMaximumSeconds
-        case finishedTransferRetentionSeconds
+        case finishedTransferRetentionSeconds, pushBudgetPerHour
     }
 
     public init(from decoder: any Decoder) throws {
@@ -78,6 +81,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.transferRetryInitialSeconds, &transferRetryInitialSeconds)
         try read(.transferRetryMaximumSeconds, &transferRetryMaximumSeconds)
         try read(.finishedTransferRetentionSeconds, &finishedTransferRetentionSeconds)
+        try read(.pushBudgetPerHour, &pushBudgetPerHour)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -89,7 +93,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     /// The runtime budget for a kind of task.
     public func budget(for kind: TaskKind) -> TimeInterval {
         switch kind {
-        case .appRefresh, .urlSession: return appRefreshBudgetSeconds
+        case .appRefresh, .urlSession, .remoteNotification: return appRefreshBudgetSeconds
         case .processing: return processingBudgetSeconds
         case .finishing: return finishingBudgetSeconds
         }
@@ -159,6 +163,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("maximumPendingAppRefresh", maximumPendingAppRefresh, 1...1000), ("maximumPendingProcessing", maximumPendingProcessing, 1...1000),
             ("eventLogMaximumBytes", eventLogMaximumBytes, 4096...(1 << 40)), ("eventLogKeptFiles", eventLogKeptFiles, 1...1000),
             ("maximumConcurrentTransfers", maximumConcurrentTransfers, 1...1024), ("lowPowerBatteryPercent", lowPowerBatteryPercent, 0...100),
+            ("pushBudgetPerHour", pushBudgetPerHour, 1...3600),
         ]
         for (name, value, range) in counts where !range.contains(value) {
             throw SettingsError(path: path, reason: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")

@@ -14,6 +14,8 @@ public struct SchedulerState: Sendable {
     private var pendingByApp: [Identifier: Set<Identifier>] = [:]
     public internal(set) var tasks: [TaskKey: LaunchedTask] = [:]
     public internal(set) var transfers: [TaskKey: TransferRecord] = [:]
+    /// Background pushes held until they can be delivered (`pushes/<app>/<id>.json`).
+    public internal(set) var pushes: [TaskKey: HeldPush] = [:]
     public internal(set) var conditions: ConditionsRecord
     /// The processes the scheduler started (or decided to kill) and has not seen end, by pid:
     /// `processes.json`, so that after a crash none of them runs on unsupervised.
@@ -39,6 +41,7 @@ public struct SchedulerState: Sendable {
         }
         for task in snapshot.tasks { tasks[task.key] = task }
         for transfer in snapshot.transfers { transfers[transfer.key] = transfer }
+        for push in snapshot.pushes { pushes[push.key] = push }
         for entry in snapshot.processes?.processes ?? [] { processes[entry.pid] = entry }
         if let stored = snapshot.conditions {
             self.conditions.overrides = stored.overrides
@@ -101,6 +104,16 @@ public struct SchedulerState: Sendable {
         changes.transfers.insert(key)
     }
 
+    mutating func setPush(_ push: HeldPush) {
+        pushes[push.key] = push
+        changes.pushes.insert(push.key)
+    }
+
+    mutating func removePush(_ key: TaskKey) {
+        guard pushes.removeValue(forKey: key) != nil else { return }
+        changes.pushes.insert(key)
+    }
+
     mutating func setProcess(_ entry: ProcessLedger.Entry) {
         guard processes[entry.pid] != entry else { return }
         processes[entry.pid] = entry
@@ -147,6 +160,7 @@ public struct ChangeSet: Sendable, Equatable {
     /// Transfers whose only change is progress: written without a sync, since a lost progress
     /// figure costs nothing (the partial file's size is the truth on resume).
     public var transferProgress: Set<TaskKey> = []
+    public var pushes: Set<TaskKey> = []
     public var apps: Set<Identifier> = []
     public var conditions = false
     /// The process ledger changed.
@@ -156,12 +170,12 @@ public struct ChangeSet: Sendable, Equatable {
     public init() {}
 
     public var isEmpty: Bool {
-        requests.isEmpty && tasks.isEmpty && transfers.isEmpty && transferProgress.isEmpty && apps.isEmpty
+        requests.isEmpty && tasks.isEmpty && transfers.isEmpty && transferProgress.isEmpty && pushes.isEmpty && apps.isEmpty
             && !conditions && !processes && events.isEmpty
     }
 
     /// Whether anything but progress changed, which needs the durable group commit.
     public var needsDurableCommit: Bool {
-        !(requests.isEmpty && tasks.isEmpty && transfers.isEmpty && apps.isEmpty && !conditions && !processes && events.isEmpty)
+        !(requests.isEmpty && tasks.isEmpty && transfers.isEmpty && pushes.isEmpty && apps.isEmpty && !conditions && !processes && events.isEmpty)
     }
 }

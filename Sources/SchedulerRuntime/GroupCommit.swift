@@ -58,6 +58,9 @@ struct GroupCommit {
                 batch.removals.append(relative(paths.transferProgress(key)))
             }
         }
+        for key in changes.pushes.sorted() {
+            if let push = state.pushes[key] { try write(push, paths.push(key)) } else { batch.removals.append(relative(paths.push(key))) }
+        }
         for id in changes.apps.sorted() {
             if let app = state.apps[id] { try write(app, paths.app(id)) } else { batch.removals.append(relative(paths.app(id))) }
         }

@@ -73,7 +73,11 @@ extension SchedulerDaemon {
                 switch launched {
                 case .success(let pid):
                     let how = plan.handOver == nil ? "launched \(plan.app) (pid \(pid))" : "handed to running \(plan.app) (pid \(pid))"
-                    result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
+                    if case .push = command.action, let id = result.outcome.identifier {
+                        result.outcome.message = "delivered \(id): \(how)"
+                    } else {
+                        result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
+                    }
                 case .failure(let error): result.outcome.error = error.refusal
                 }
             }

@@ -12,20 +12,23 @@ public struct AppManifest: Codable, Hashable, Sendable {
     public var backgroundModes: [BackgroundMode]
     /// The signal sent when a task expires (default `SIGUSR1`).
     public var expirationSignal: String
+    /// Push servers whose messages become background pushes for the app.
+    public var push: [PushSubscription]
 
     public init(id: Identifier, executable: String, arguments: [String] = [],
                 permittedIdentifiers: [Identifier], backgroundModes: [BackgroundMode],
-                expirationSignal: String = "SIGUSR1") {
+                expirationSignal: String = "SIGUSR1", push: [PushSubscription] = []) {
         self.id = id
         self.executable = executable
         self.arguments = arguments
         self.permittedIdentifiers = permittedIdentifiers
         self.backgroundModes = backgroundModes
         self.expirationSignal = expirationSignal
+        self.push = push
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, executable, arguments, permittedIdentifiers, backgroundModes, expirationSignal
+        case id, executable, arguments, permittedIdentifiers, backgroundModes, expirationSignal, push
     }
 
     public init(from decoder: any Decoder) throws {
@@ -36,6 +39,7 @@ public struct AppManifest: Codable, Hashable, Sendable {
         permittedIdentifiers = try container.decode([Identifier].self, forKey: .permittedIdentifiers)
         backgroundModes = try container.decode([BackgroundMode].self, forKey: .backgroundModes)
         expirationSignal = try container.decodeIfPresent(String.self, forKey: .expirationSignal) ?? "SIGUSR1"
+        push = try container.decodeIfPresent([PushSubscription].self, forKey: .push) ?? []
     }
 
     /// Whether the app may submit `identifier` as `kind`.
@@ -111,6 +115,13 @@ public struct ManifestCatalog: Sendable, Equatable {
         guard SignalName.number(of: manifest.expirationSignal) != nil else {
             return problem("expirationSignal '\(manifest.expirationSignal)' is not a signal name")
         }
+        if let reason = manifest.push.lazy.compactMap(\.problem).first {
+            return problem(reason)
+        }
+        if !manifest.push.isEmpty, !manifest.backgroundModes.contains(.remoteNotification) {
+            return problem("push subscriptions need the 'remote-notification' background mode")
+        }
+        if manifest.push.count > 16 { return problem("at most 16 push subscriptions are allowed, not \(manifest.push.count)") }
         return .success(manifest)
     }
 }

@@ -14,6 +14,18 @@ public struct AppRecord: Codable, Hashable, Sendable {
     public var lastLaunchAt: Date?
     /// The app's running process that takes tasks as they come due, if one has attached.
     public var attachedProcess: AttachedProcess?
+    /// Pushes delivered in the last hour (the rolling window of the push budget), oldest first.
+    public var pushDeliveries: [Date]?
+    /// How much the app's hourly push budget is cut for answering `noData` or overrunning; see
+    /// `docs/scheduling.md#background-pushes`.
+    public var pushBudgetCut: Int?
+    /// `noData` answers in a row since the last cut or `newData`.
+    public var pushNoDataInARow: Int?
+    /// The app's answer to its latest push, and when.
+    public var lastPushResult: FetchResult?
+    public var lastPushResultAt: Date?
+    /// Message ids of the latest pushes received (at most 64), so a duplicate is delivered once.
+    public var recentPushMessageIDs: [String]?
 
     public init(id: Identifier, enabled: Bool = true, throttleLevel: Int = 0, throttledUntil: Date? = nil,
                 launchCount: Int = 0, killCount: Int = 0, lastLaunchAt: Date? = nil,

@@ -12,14 +12,17 @@ public struct AttachedProcess: Codable, Hashable, Sendable {
     public var processGroup: Int32?
     /// The task identifiers it registered handlers for; only those are handed to it.
     public var identifiers: [Identifier]
+    /// It registered a push handler: pushes of the app are handed to it.
+    public var acceptsPushes: Bool?
     public var attachedAt: Date
 
     public init(pid: Int32, processStartTicks: UInt64? = nil, processGroup: Int32? = nil,
-                identifiers: [Identifier], attachedAt: Date) {
+                identifiers: [Identifier], acceptsPushes: Bool? = nil, attachedAt: Date) {
         self.pid = pid
         self.processStartTicks = processStartTicks
         self.processGroup = processGroup
         self.identifiers = identifiers
+        self.acceptsPushes = acceptsPushes
         self.attachedAt = attachedAt
     }
 

@@ -12,10 +12,13 @@ extension Command {
             switch action {
             case .submit(let request):
                 if let date = request.earliestBeginDate { try NumericBounds.check(date: date, "earliestBeginDate", now: now) }
-            case .beginFinishing(_, _, let pid), .attach(_, let pid, _), .detach(_, let pid):
+            case .beginFinishing(_, _, let pid), .attach(_, let pid, _, _), .detach(_, let pid):
                 try NumericBounds.check(pid, "pid", in: NumericBounds.pid)
             case .transferCreate(let request):
                 try request.checkBounds(now: now)
+            case .push(let request):
+                // At or before the command's issue (`--expiration 0`): deliver now or drop.
+                if let date = request.expiration, date > issuedAt { try NumericBounds.check(date: date, "expiration", now: now) }
             default:
                 break
             }

@@ -72,6 +72,18 @@ public struct Command: Codable, Hashable, Sendable {
         var timeoutIntervalForResource: Double?
         /// `transferCreate` of a download: the SHA-256 the finished file must have (optional).
         var sha256: String?
+        /// `push`: the payload's JSON text, `apns-priority`, `apns-expiration`, `apns-collapse-id`,
+        /// `apns-id` (or the push server's message id) and where it came from.
+        var payload: String?
+        var priority: Int?
+        var expiration: Date?
+        var collapseId: String?
+        var messageId: String?
+        var source: String?
+        /// `answerPush`: `newData`, `noData` or `failed`.
+        var fetchResult: FetchResult?
+        /// `attach`: the process registered a push handler.
+        var acceptsPushes: Bool?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -122,7 +134,7 @@ public struct Command: Codable, Hashable, Sendable {
             action = .clearConditions
         case .attach:
             action = .attach(app: try need(wire.app, "app"), pid: try need(wire.pid, "pid"),
-                             identifiers: try need(wire.identifiers, "identifiers"))
+                             identifiers: try need(wire.identifiers, "identifiers"), acceptsPushes: wire.acceptsPushes ?? false)
         case .detach:
             action = .detach(app: try need(wire.app, "app"), pid: try need(wire.pid, "pid"))
         case .transferCreate:
@@ -143,6 +155,26 @@ public struct Command: Codable, Hashable, Sendable {
             action = .transferResume(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .transferAcknowledge:
             action = .transferAcknowledge(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
+        case .push:
+            let payload: PushPayload
+            do {
+                payload = try PushPayload(validating: try need(wire.payload, "payload"))
+            } catch let error as PushPayloadError {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [AnyKey("payload")], debugDescription: error.description))
+            }
+            let priority = try wire.priority.map { number in
+                guard let known = PushPriority(rawValue: number) else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [AnyKey("priority")],
+                                                            debugDescription: "priority must be 5 or 10, not \(number)"))
+                }
+                return known
+            } ?? .immediate
+            action = .push(PushRequest(app: try need(wire.app, "app"), payload: payload, priority: priority,
+                                       expiration: wire.expiration, collapseID: wire.collapseId, messageID: wire.messageId,
+                                       source: wire.source))
+        case .answerPush:
+            action = .answerPush(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"),
+                                 result: try need(wire.fetchResult, "fetchResult"))
         }
     }
 
@@ -180,10 +212,11 @@ public struct Command: Codable, Hashable, Sendable {
             wire.overrides = overrides
         case .clearConditions:
             break
-        case .attach(let app, let pid, let identifiers):
+        case .attach(let app, let pid, let identifiers, let acceptsPushes):
             wire.app = app
             wire.pid = pid
             wire.identifiers = identifiers
+            wire.acceptsPushes = acceptsPushes ? true : nil
         case .detach(let app, let pid):
             wire.app = app
             wire.pid = pid
@@ -207,6 +240,18 @@ public struct Command: Codable, Hashable, Sendable {
              .transferResume(let app, let identifier), .transferAcknowledge(let app, let identifier):
             wire.app = app
             wire.identifier = identifier
+        case .push(let request):
+            wire.app = request.app
+            wire.payload = request.payload.text
+            wire.priority = request.priority.rawValue
+            wire.expiration = request.expiration
+            wire.collapseId = request.collapseID
+            wire.messageId = request.messageID
+            wire.source = request.source
+        case .answerPush(let app, let identifier, let result):
+            wire.app = app
+            wire.identifier = identifier
+            wire.fetchResult = result
         }
         try wire.encode(to: encoder)
     }
@@ -230,7 +275,8 @@ public enum CommandAction: Hashable, Sendable {
     case clearConditions
     /// A running process of `app` has registered handlers for `identifiers` and takes tasks as
     /// they come due (the app library sends this when launching has finished).
-    case attach(app: Identifier, pid: Int32, identifiers: [Identifier])
+    /// `acceptsPushes`: it registered a push handler, and pushes of the app go to it too.
+    case attach(app: Identifier, pid: Int32, identifiers: [Identifier], acceptsPushes: Bool = false)
     /// The process is going away: hand it nothing more.
     case detach(app: Identifier, pid: Int32)
     /// A background download or upload for the scheduler to carry.
@@ -240,12 +286,18 @@ public enum CommandAction: Hashable, Sendable {
     case transferResume(app: Identifier, identifier: Identifier)
     /// The app has heard how a transfer ended: its record can go.
     case transferAcknowledge(app: Identifier, identifier: Identifier)
+    /// A background push for the app (`bgctl push`, a push subscription): delivered now, held,
+    /// coalesced or dropped by the rules of `docs/scheduling.md#background-pushes`.
+    case push(PushRequest)
+    /// The app's push handler finished (`UIBackgroundFetchResult`): completes the push's task.
+    case answerPush(app: Identifier, identifier: Identifier, result: FetchResult)
 
     /// The `type` written on disk.
     public enum Name: String, Codable, Sendable, CaseIterable {
         case submit, cancel, cancelAll, simulateLaunch, simulateExpiration, complete, beginFinishing
         case setAppEnabled, setConditions, clearConditions, attach, detach
         case transferCreate, transferCancel, transferPause, transferResume, transferAcknowledge
+        case push, answerPush
     }
 
     public var name: Name {
@@ -267,6 +319,8 @@ public enum CommandAction: Hashable, Sendable {
         case .transferPause: return .transferPause
         case .transferResume: return .transferResume
         case .transferAcknowledge: return .transferAcknowledge
+        case .push: return .push
+        case .answerPush: return .answerPush
         }
     }
 }

@@ -17,6 +17,19 @@ public struct Event: Codable, Hashable, Sendable {
         /// The scheduler made a new launch key (`launch.key`): at first start, or because the kept
         /// one was missing or unusable. Launch tokens given out before no longer verify.
         case launchKeyCreated
+        /// A push arrived for an app (delivered at once or held).
+        case pushReceived
+        /// A push was handed to the app's process or launched it (reason `remoteNotification`).
+        case pushDelivered
+        /// A held push was replaced by a newer one of the same app (and collapse id).
+        case pushCoalesced
+        /// A held push passed its expiration before it could be delivered.
+        case pushExpired
+        /// A push was not delivered and never will be: the app is switched off, `--expiration 0`
+        /// found it blocked, a duplicate, or its launch failed.
+        case pushDropped
+        /// A push subscription connected, failed or recovered (the reason says which).
+        case pushSubscription
     }
 
     public var time: Date

@@ -41,12 +41,14 @@ public struct LaunchedTask: Codable, Hashable, Sendable {
     public var expirationSignal: String
     /// A name given by the app (finishing tasks).
     public var name: String?
+    /// The push this task delivers (`remoteNotification` tasks): the app reads its payload here.
+    public var push: HeldPush?
 
     public init(app: Identifier, identifier: Identifier, kind: TaskKind, state: State = .running,
                 launchReason: String, simulated: Bool, pid: Int32, processGroup: Int32?,
                 processStartTicks: UInt64?, launchID: String, startedAt: Date, deadline: Date,
                 expiringSince: Date? = nil, killDeadline: Date? = nil,
-                expirationSignal: String = "SIGUSR1", name: String? = nil) {
+                expirationSignal: String = "SIGUSR1", name: String? = nil, push: HeldPush? = nil) {
         self.app = app
         self.identifier = identifier
         self.kind = kind
@@ -63,6 +65,7 @@ public struct LaunchedTask: Codable, Hashable, Sendable {
         self.killDeadline = killDeadline
         self.expirationSignal = expirationSignal
         self.name = name
+        self.push = push
     }
 
     public var key: TaskKey { TaskKey(app: app, identifier: identifier) }

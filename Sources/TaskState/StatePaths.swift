@@ -25,6 +25,11 @@ public struct StatePaths: Sendable, Hashable {
     public var tasks: String { "\(root)/tasks" }
     public var apps: String { "\(root)/apps" }
     public var transfers: String { "\(root)/transfers" }
+    /// Held background pushes, one folder per app (`pushes/<app>/<id>.json`).
+    public var pushes: String { "\(root)/pushes" }
+    /// The state of each app's push subscriptions (`subscriptions/<app>.json`), written by the
+    /// scheduler's subscribers.
+    public var subscriptions: String { "\(root)/subscriptions" }
     /// Finished downloads, in one folder per app (`downloads/<app>/`).
     public var downloads: String { "\(root)/downloads" }
     public var outcomes: String { "\(root)/outcomes" }
@@ -54,6 +59,8 @@ public struct StatePaths: Sendable, Hashable {
     public static func isPartialDataName(_ name: String) -> Bool {
         name.hasSuffix(".partial") || name.hasSuffix(".partial.validator")
     }
+    public func push(_ key: TaskKey) -> String { "\(pushes)/\(key.app)/\(key.identifier).json" }
+    public func subscriptions(of app: Identifier) -> String { "\(subscriptions)/\(app).json" }
     public func app(_ id: Identifier) -> String { "\(apps)/\(id).json" }
     /// The app's own folder, where its finished downloads are moved.
     public func downloads(of app: Identifier) -> String { "\(downloads)/\(app)" }
@@ -62,7 +69,7 @@ public struct StatePaths: Sendable, Hashable {
 
     /// The folders the scheduler creates at start.
     public var directories: [String] {
-        [root, requests, tasks, apps, transfers, outcomes, inbox, inboxTemporary, inboxNew, quarantine, logs]
+        [root, requests, tasks, apps, transfers, pushes, subscriptions, outcomes, inbox, inboxTemporary, inboxNew, quarantine, logs]
     }
 }
 

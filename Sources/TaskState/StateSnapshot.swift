@@ -18,6 +18,8 @@ public struct StateSnapshot: Sendable {
     public var tasks: [LaunchedTask] = []
     public var apps: [AppRecord] = []
     public var transfers: [TransferRecord] = []
+    public var pushes: [HeldPush] = []
+    public var subscriptions: [SubscriptionStatus] = []
     public var conditions: ConditionsRecord?
     public var heartbeat: DaemonHeartbeat?
     public var processes: ProcessLedger?
@@ -32,7 +34,9 @@ public struct StateSnapshot: Sendable {
         snapshot.tasks = snapshot.loadPerApp(paths.tasks, as: LaunchedTask.self) { $0.key }
         snapshot.transfers = snapshot.loadPerApp(paths.transfers, as: TransferRecord.self) { $0.key }
             .map { TransferRecord.newest($0, progressFile: paths.transferProgress($0.key)) }
+        snapshot.pushes = snapshot.loadPerApp(paths.pushes, as: HeldPush.self) { $0.key }
         snapshot.apps = snapshot.loadFlat(paths.apps, as: AppRecord.self) { $0.id }
+        snapshot.subscriptions = snapshot.loadFlat(paths.subscriptions, as: SubscriptionStatus.self) { $0.app }
         snapshot.conditions = snapshot.loadOptional(paths.conditions, as: ConditionsRecord.self)
         snapshot.heartbeat = snapshot.loadOptional(paths.heartbeat, as: DaemonHeartbeat.self)
         snapshot.processes = snapshot.loadOptional(paths.processes, as: ProcessLedger.self)

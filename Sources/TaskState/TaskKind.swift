@@ -9,12 +9,16 @@ public enum TaskKind: String, Codable, Sendable, CaseIterable, Comparable {
     /// The app is woken to hear how the transfers of a background session ended
     /// (`handleEventsForBackgroundURLSession`). Never pending; the identifier is the session's.
     case urlSession
+    /// A background push woke the app (`application(_:didReceiveRemoteNotification:)`). Never
+    /// pending: held pushes wait in `pushes/`; the identifier is the push's.
+    case remoteNotification
 
     /// The manifest background mode that allows this kind, if it needs one.
     public var requiredBackgroundMode: BackgroundMode? {
         switch self {
         case .appRefresh: return .fetch
         case .processing: return .processing
+        case .remoteNotification: return .remoteNotification
         case .finishing, .urlSession: return nil
         }
     }
@@ -30,4 +34,6 @@ public enum BackgroundMode: String, Codable, Sendable, CaseIterable {
     case fetch
     /// Allows processing requests.
     case processing
+    /// Allows background pushes (Apple's `remote-notification`).
+    case remoteNotification = "remote-notification"
 }

@@ -24,7 +24,7 @@ struct AttachCommandTests {
         #expect(object["type"] as? String == action.name.rawValue)
         #expect(object["app"] as? String == "com.example.news")
         switch action {
-        case .attach(_, let pid, let identifiers):
+        case .attach(_, let pid, let identifiers, _):
             #expect(object["type"] as? String == "attach")
             #expect(object["pid"] as? Int == Int(pid))
             #expect(object["identifiers"] as? [String] == identifiers.map(\.rawValue), "an empty list is written, not left out")

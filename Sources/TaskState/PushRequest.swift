@@ -1,0 +1,120 @@
+import Foundation
+
+/// A background push for an app, as a `push` command carries it (`bgctl push`, a push
+/// subscription of the scheduler, or any program writing the inbox).
+public struct PushRequest: Hashable, Sendable {
+    public var app: Identifier
+    public var payload: PushPayload
+    public var priority: PushPriority
+    /// When the push is no longer worth delivering (`apns-expiration`). `nil`: it is held until
+    /// delivered or coalesced. A date at or before the command's `issuedAt` (`--expiration 0`)
+    /// means deliver now or drop.
+    public var expiration: Date?
+    /// `apns-collapse-id`: held pushes with the same one replace each other; without one, an
+    /// app's held pushes all do.
+    public var collapseID: String?
+    /// `apns-id` or the push server's message id: a second push with the same id is a duplicate
+    /// and is not delivered again.
+    public var messageID: String?
+    /// Where it came from: `bgctl`, or the subscription's URL.
+    public var source: String?
+
+    /// The longest collapse id (APNs: 64 bytes) and message id accepted.
+    public static let maximumTagBytes = 64
+
+    public init(app: Identifier, payload: PushPayload = .wakeUp, priority: PushPriority = .immediate,
+                expiration: Date? = nil, collapseID: String? = nil, messageID: String? = nil, source: String? = nil) {
+        self.app = app
+        self.payload = payload
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.messageID = messageID
+        self.source = source
+    }
+
+    /// The first field that is not acceptable, as one line; `nil` when all are.
+    public var problem: String? {
+        for (name, value) in [("collapse id", collapseID), ("message id", messageID)] {
+            guard let value else { continue }
+            if value.isEmpty || value.utf8.count > Self.maximumTagBytes {
+                return "\(name) must be 1 to \(Self.maximumTagBytes) bytes, not \(value.utf8.count)"
+            }
+            if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+                return "\(name) contains a control character"
+            }
+        }
+        if let source, source.utf8.count > 2048 { return "source is longer than 2048 bytes" }
+        return nil
+    }
+}
+
+/// A push the scheduler holds because it cannot be delivered yet: `pushes/<app>/<id>.json`.
+/// Delivered, it becomes the `push` of the task that carries it.
+public struct HeldPush: Codable, Hashable, Sendable {
+    public var app: Identifier
+    /// `push-<hex>`, made by the scheduler; the identifier of the task that delivers it.
+    public var id: Identifier
+    public var payload: PushPayload
+    public var priority: PushPriority
+    public var receivedAt: Date
+    public var expiresAt: Date?
+    public var collapseID: String?
+    public var messageID: String?
+    public var source: String?
+    /// How many older pushes this one replaced while held.
+    public var coalescedCount: Int
+    /// The command that brought it.
+    public var commandID: String?
+
+    public init(app: Identifier, id: Identifier, payload: PushPayload, priority: PushPriority, receivedAt: Date,
+                expiresAt: Date? = nil, collapseID: String? = nil, messageID: String? = nil, source: String? = nil,
+                coalescedCount: Int = 0, commandID: String? = nil) {
+        self.app = app
+        self.id = id
+        self.payload = payload
+        self.priority = priority
+        self.receivedAt = receivedAt
+        self.expiresAt = expiresAt
+        self.collapseID = collapseID
+        self.messageID = messageID
+        self.source = source
+        self.coalescedCount = coalescedCount
+        self.commandID = commandID
+    }
+
+    public var key: TaskKey { TaskKey(app: app, identifier: id) }
+
+    /// Held pushes with the same group replace each other.
+    public var collapseGroup: String { collapseID ?? "" }
+
+    /// A fresh push identifier.
+    public static func newID() -> Identifier {
+        try! Identifier(validating: "push-" + String(UInt64.random(in: 0...UInt64.max), radix: 16))
+    }
+}
+
+/// Why a held push has not been delivered, as `bgctl list` and `bgtop` show it.
+public enum PushBlocker: String, Codable, Sendable, CaseIterable {
+    /// The app had its pushes for this rolling hour.
+    case pushBudget
+    /// Priority 5 waits while the machine is in low power mode.
+    case lowPower
+    /// The app overran its budget recently.
+    case throttled
+    /// A push of the app is being handled; the next one waits for it.
+    case handlingPush
+    /// The app's manifest is missing or broken.
+    case noManifest
+
+    /// The short words of tables, as for ``Blocker/label``.
+    public var label: String {
+        switch self {
+        case .pushBudget: return "push budget"
+        case .lowPower: return Blocker.lowPower.label
+        case .throttled: return Blocker.throttled.label
+        case .handlingPush: return "busy"
+        case .noManifest: return Blocker.noManifest.label
+        }
+    }
+}
