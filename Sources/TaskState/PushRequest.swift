@@ -85,6 +85,12 @@ public struct HeldPush: Codable, Hashable, Sendable {
 
     public var key: TaskKey { TaskKey(app: app, identifier: id) }
 
+    /// Spelled as the `push` command and `bgctl list --json` spell them.
+    enum CodingKeys: String, CodingKey {
+        case app, id, payload, priority, receivedAt, expiresAt, source, coalescedCount, commandID
+        case collapseID = "collapseId", messageID = "messageId"
+    }
+
     /// Held pushes with the same group replace each other.
     public var collapseGroup: String { collapseID ?? "" }
 

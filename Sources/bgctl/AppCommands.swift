@@ -22,6 +22,24 @@ struct Apps: ParsableCommand {
         var killCount: Int
         /// The app's running process that takes due tasks, if one is attached.
         var attachedProcess: AttachedProcess?
+        /// Pushes the app may receive per rolling hour, after cuts; absent without the
+        /// `remote-notification` mode.
+        var pushBudgetPerHour: Int?
+        /// What is left of it now.
+        var pushBudgetLeft: Int?
+        var lastPushResult: FetchResult?
+        /// The manifest's push subscriptions, as the scheduler's subscribers last reported them
+        /// (`state` is `unknown` until a scheduler has connected one).
+        var pushSubscriptions: [Subscription]
+    }
+
+    struct Subscription: Encodable {
+        var url: String
+        var state: String
+        var lastMessageId: String?
+        var lastError: String?
+        var failures: Int
+        var nextAttemptAt: Date?
     }
 
     struct Report: Encodable {
@@ -32,26 +50,53 @@ struct Apps: ParsableCommand {
     func run() throws {
         let now = Date()
         let catalog = ManifestCatalog.load(from: locations.appsDirectory)
-        let records = Dictionary(StateSnapshot.load(locations.paths).apps.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let snapshot = StateSnapshot.load(locations.paths)
+        let state = SchedulerState(reading: snapshot, settings: readSettings(locations), catalog: catalog, now: now)
+        let statuses = Dictionary(snapshot.subscriptions.map { ($0.app, $0) }, uniquingKeysWith: { a, _ in a })
         let entries = catalog.manifests.values.sorted { $0.id < $1.id }.map { manifest in
-            let record = records[manifest.id] ?? AppRecord(id: manifest.id)
+            let record = state.apps[manifest.id] ?? AppRecord(id: manifest.id)
+            let pushes = manifest.backgroundModes.contains(.remoteNotification)
+            let subscriptions = manifest.push.map { subscription in
+                let stream = statuses[manifest.id]?.streams.first { $0.url == subscription.ntfy }
+                return Subscription(url: subscription.ntfy, state: stream?.state.rawValue ?? "unknown",
+                                    lastMessageId: stream?.lastMessageID, lastError: stream?.lastError,
+                                    failures: stream?.failures ?? 0, nextAttemptAt: stream?.nextAttemptAt)
+            }
             return Entry(id: manifest.id, executable: manifest.executable, backgroundModes: manifest.backgroundModes,
                          permittedIdentifiers: manifest.permittedIdentifiers, enabled: record.enabled,
                          throttleLevel: record.throttleLevel, throttledUntil: record.throttledUntil,
                          launchCount: record.launchCount, killCount: record.killCount,
-                         attachedProcess: record.attachedProcess)
+                         attachedProcess: record.attachedProcess,
+                         pushBudgetPerHour: pushes ? state.pushBudget(of: manifest.id) : nil,
+                         pushBudgetLeft: pushes ? state.pushBudgetLeft(of: manifest.id, at: now) : nil,
+                         lastPushResult: record.lastPushResult, pushSubscriptions: subscriptions)
         }
         if json {
             try printJSON(Report(apps: entries, manifestErrors: catalog.problems))
             return
         }
-        var table = TextTable("APP", "ENABLED", "MODES", "THROTTLE", "LAUNCHES", "KILLS", "EXECUTABLE")
+        var table = TextTable("APP", "ENABLED", "MODES", "THROTTLE", "LAUNCHES", "KILLS", "PUSHES", "EXECUTABLE")
         for entry in entries {
             let throttle = entry.throttledUntil.flatMap { $0 > now ? "level \(entry.throttleLevel), \(DurationText.until($0, from: now))" : nil } ?? "-"
+            let pushes = entry.pushBudgetPerHour.map { "\(entry.pushBudgetLeft ?? 0)/\($0) left" } ?? "-"
             table.add(entry.id.rawValue, entry.enabled ? "yes" : "no", entry.backgroundModes.map(\.rawValue).joined(separator: ","),
-                      throttle, "\(entry.launchCount)", "\(entry.killCount)", entry.executable)
+                      throttle, "\(entry.launchCount)", "\(entry.killCount)", pushes, entry.executable)
         }
         print(entries.isEmpty ? "no apps in \(locations.appsDirectory)" : table.render())
+        let subscribed = entries.filter { !$0.pushSubscriptions.isEmpty }
+        if !subscribed.isEmpty {
+            print("\nPUSH SUBSCRIPTIONS")
+            for entry in subscribed {
+                for subscription in entry.pushSubscriptions {
+                    var line = "\(entry.id) \(subscription.url): \(subscription.state)"
+                    if let error = subscription.lastError, subscription.state == "failing" {
+                        line += " (\(subscription.failures) failures, last: \(error)"
+                        line += subscription.nextAttemptAt.map { "; next try \(DurationText.until($0, from: now)))" } ?? ")"
+                    }
+                    print(line)
+                }
+            }
+        }
         if !catalog.problems.isEmpty {
             print("\nMANIFEST ERRORS (\(catalog.problems.count))")
             for problem in catalog.problems { print("\(problem.file): \(problem.reason)") }

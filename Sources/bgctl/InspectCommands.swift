@@ -66,6 +66,14 @@ struct List: ParsableCommand {
         if !listing.tasks.isEmpty { print(running.render()) }
         print("\nTRANSFERS (\(listing.transfers.count))")
         if !listing.transfers.isEmpty { print(transfers.render()) }
+        var pushes = TextTable("APP", "PUSH", "PRIORITY", "RECEIVED", "EXPIRES", "COALESCED", "BLOCKERS")
+        for push in listing.pushes {
+            pushes.add(push.app.rawValue, push.id.rawValue, "\(push.priority)", DurationText.since(push.receivedAt, from: now),
+                       push.expiresAt.map { DurationText.until($0, from: now) } ?? "-", "\(push.coalescedCount)",
+                       push.blockers.isEmpty ? "none (delivering)" : push.blockers.map(\.rawValue).joined(separator: ","))
+        }
+        print("\nHELD PUSHES (\(listing.pushes.count))")
+        if !listing.pushes.isEmpty { print(pushes.render()) }
     }
 }
 

@@ -52,11 +52,27 @@ struct Listing: Encodable {
         var sha256: String?
     }
 
+    struct Push: Encodable {
+        var app: Identifier
+        var id: Identifier
+        var priority: Int
+        var receivedAt: Date
+        var expiresAt: Date?
+        var collapseId: String?
+        var coalescedCount: Int
+        var source: String?
+        /// Why it is held (empty for one about to be delivered).
+        var blockers: [PushBlocker]
+        var payload: String
+    }
+
     var format = JSONFormat.version
     var generatedAt: Date
     var requests: [Request]
     var tasks: [Task]
     var transfers: [Transfer]
+    /// Background pushes held for delivery.
+    var pushes: [Push]
     var unreadableFiles: [String]
 
     /// Builds the listing from a snapshot, with blockers computed by the scheduler's own policy.
@@ -84,6 +100,11 @@ struct Listing: Encodable {
                      retries: transfer.retries, retryAt: transfer.retryAt, lastError: transfer.lastError,
                      blockers: transfer.state == .waiting ? state.transferBlockers(for: transfer, at: now) : [],
                      sha256: transfer.sha256)
+        }
+        pushes = snapshot.pushes.sorted { ($0.app, $0.receivedAt, $0.id) < ($1.app, $1.receivedAt, $1.id) }.map { push in
+            Push(app: push.app, id: push.id, priority: push.priority.rawValue, receivedAt: push.receivedAt,
+                 expiresAt: push.expiresAt, collapseId: push.collapseID, coalescedCount: push.coalescedCount,
+                 source: push.source, blockers: state.pushBlockers(for: push, at: now), payload: push.payload.text)
         }
         unreadableFiles = snapshot.unreadable.map(\.path)
     }

@@ -35,6 +35,8 @@ struct LaunchScopeTests {
             .transferAcknowledge(app: app, identifier: identifier),
             .transferCreate(TransferRequest(app: app, identifier: identifier, direction: .download,
                                             url: "http://127.0.0.1:1/x")),
+            .push(PushRequest(app: app)),
+            .answerPush(app: app, identifier: identifier, result: .newData),
         ]
     }
 

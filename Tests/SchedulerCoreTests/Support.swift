@@ -32,6 +32,8 @@ enum Apps {
     static let fetchOnly = ident("com.example.fetchonly")
     /// Declares only `processing`.
     static let processingOnly = ident("com.example.processingonly")
+    /// Declares `fetch` and `remote-notification`: it takes background pushes.
+    static let pusher = ident("com.example.pusher")
     /// Not in the catalog at all.
     static let ghost = ident("com.example.ghost")
 }
@@ -55,6 +57,8 @@ func makeCatalog() -> ManifestCatalog {
                     backgroundModes: [.fetch, .processing], expirationSignal: "SIGTERM"),
         AppManifest(id: Apps.fetchOnly, executable: "/bin/true", permittedIdentifiers: [ident("sync")],
                     backgroundModes: [.fetch]),
+        AppManifest(id: Apps.pusher, executable: "/bin/true", permittedIdentifiers: [ident("com.example.pusher.refresh")],
+                    backgroundModes: [.fetch, .remoteNotification]),
         AppManifest(id: Apps.processingOnly, executable: "/bin/true", permittedIdentifiers: [ident("refresh")],
                     backgroundModes: [.processing]),
     ]

@@ -167,9 +167,9 @@ struct TaskLifecycleTests {
         catalog.problems = [ManifestProblem(file: "bad.json", reason: "not valid JSON")]
         state.updateCatalog(catalog, now: t0)
         var changes = state.takeChanges()
-        #expect(changes.eventTypes.filter { $0 == .manifestLoaded }.count == 4)
+        #expect(changes.eventTypes.filter { $0 == .manifestLoaded }.count == 5)
         #expect(changes.eventTypes.filter { $0 == .manifestError }.count == 1)
-        #expect(changes.apps.count == 4)
+        #expect(changes.apps.count == 5)
         #expect(state.catalog == catalog)
 
         state.updateCatalog(catalog, now: at(1))

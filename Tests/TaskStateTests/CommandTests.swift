@@ -42,6 +42,12 @@ struct CommandTests {
         .transferPause(app: app, identifier: ident("episode-1")),
         .transferResume(app: app, identifier: ident("episode-1")),
         .transferAcknowledge(app: app, identifier: ident("episode-1")),
+        .push(PushRequest(app: app)),
+        .push(PushRequest(app: app, payload: try! PushPayload(validating: #"{"aps":{"content-available":1},"x":"ü"}"#),
+                          priority: .conserve, expiration: referenceDate.addingTimeInterval(600), collapseID: "scores",
+                          messageID: "m-1", source: "https://ntfy.example/topic")),
+        .answerPush(app: app, identifier: ident("push-1a2b"), result: .noData),
+        .attach(app: app, pid: 4242, identifiers: [], acceptsPushes: true),
     ]
 
     @Test("every action survives encode and decode", arguments: actions)
@@ -65,7 +71,8 @@ struct CommandTests {
         // The names on disk are a contract: this list only grows.
         let contract: Set<String> = ["submit", "cancel", "cancelAll", "simulateLaunch", "simulateExpiration", "complete",
                                      "beginFinishing", "setAppEnabled", "setConditions", "clearConditions", "attach", "detach",
-                                     "transferCreate", "transferCancel", "transferPause", "transferResume", "transferAcknowledge"]
+                                     "transferCreate", "transferCancel", "transferPause", "transferResume", "transferAcknowledge",
+                                     "push", "answerPush"]
         #expect(covered == contract)
     }
 

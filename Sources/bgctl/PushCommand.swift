@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import TaskState
+
+/// `bgctl push`: the `xcrun simctl push` of this system.
+struct PushCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Send a background push to an app (xcrun simctl push): delivered now, held, coalesced or dropped by the push rules.",
+        discussion: """
+        The payload must be a JSON object of at most 4096 bytes with "aps":{"content-available":1}; the default is
+        {"aps":{"content-available":1}}. Prints what became of the push: delivered (to a running process or by
+        launching the app), held (with its blockers), or dropped.
+        """)
+
+    @OptionGroup var locations: LocationOptions
+    @Argument(help: "The app's identifier.") var app: String
+    @Option(help: "The payload's JSON text.") var payload: String?
+    @Option(name: .customLong("payload-file"), help: "A file holding the payload ('-' reads standard input).") var payloadFile: String?
+    @Option(help: "apns-priority: 10 delivers at once within the app's budget; 5 also waits for the conditions of an app refresh.")
+    var priority: String = "10"
+    @Option(help: "apns-expiration: an ISO 8601 date, +SECONDS from now, or 0 (deliver now or drop).") var expiration: String?
+    @Option(name: .customLong("collapse-id"), help: "apns-collapse-id: held pushes with the same one replace each other.")
+    var collapseID: String?
+    @Option(name: .customLong("id"), help: "apns-id: a second push with the same id is not delivered again.") var messageID: String?
+
+    func validate() throws {
+        if payload != nil && payloadFile != nil { throw ValidationError("give --payload or --payload-file, not both") }
+    }
+
+    func run() throws {
+        let now = Date()
+        let request = PushRequest(
+            app: try identifier(app, "app"), payload: try readPayload(), priority: try Self.priority(priority),
+            expiration: try expiration.map { try Self.expiration($0, now: now) }, collapseID: collapseID, messageID: messageID,
+            source: "bgctl")
+        if let problem = request.problem { throw ValidationError(problem) }
+        try CommandSender(locations: locations).send(.push(request))
+    }
+
+    private func readPayload() throws -> PushPayload {
+        var text = payload
+        if let payloadFile {
+            let data: Data
+            do {
+                // Read whole up to a bound well past the limit, so the size error names the real size.
+                data = payloadFile == "-" ? FileHandle.standardInput.readDataToEndOfFile()
+                    : try StateFiles.read(payloadFile, maximumSize: 1 << 20, followingLinks: true)
+            } catch {
+                throw ValidationError("cannot read --payload-file: \(error)")
+            }
+            text = String(decoding: data, as: UTF8.self)
+        }
+        guard let text else { return .wakeUp }
+        do {
+            return try PushPayload(validating: text)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    static func priority(_ text: String) throws -> PushPriority {
+        guard let number = Int(text), let priority = PushPriority(rawValue: number) else {
+            throw ValidationError("bad --priority '\(text)': expected 5 or 10")
+        }
+        return priority
+    }
+
+    /// `0` is APNs' "deliver once, do not store": a date before the command's issue.
+    static func expiration(_ text: String, now: Date) throws -> Date {
+        if text == "0" { return Date(timeIntervalSince1970: 0) }
+        do {
+            return try NumberArgument.earliest(text, now: now)
+        } catch let error as ValidationError {
+            throw ValidationError(error.message.replacingOccurrences(of: "--earliest", with: "--expiration"))
+        }
+    }
+}
