@@ -47,7 +47,8 @@ struct PushCommand: ParsableCommand {
                 data = payloadFile == "-" ? FileHandle.standardInput.readDataToEndOfFile()
                     : try StateFiles.read(payloadFile, maximumSize: 1 << 20, followingLinks: true)
             } catch {
-                throw ValidationError("cannot read --payload-file: \(error)")
+                printError("cannot read --payload-file: \(error)")
+                throw BGCtl.Exit.refused
             }
             text = String(decoding: data, as: UTF8.self)
         }
@@ -55,7 +56,9 @@ struct PushCommand: ParsableCommand {
         do {
             return try PushPayload(validating: text)
         } catch {
-            throw ValidationError(error.description)
+            // Refused like the scheduler would refuse it (exit 1), before anything is written.
+            printError(error.description)
+            throw BGCtl.Exit.refused
         }
     }
 

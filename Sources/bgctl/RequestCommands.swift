@@ -106,20 +106,30 @@ func appFromEnvironment(_ flag: String?) throws -> Identifier {
 
 struct Complete: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Finish a running task (setTaskCompleted(success:)).")
+        abstract: "Finish a running task (setTaskCompleted(success:)); a push's task may answer --new-data or --no-data (UIBackgroundFetchResult).")
 
     @OptionGroup var locations: LocationOptions
     @Argument(help: "The task identifier.") var id: String
     @Option(help: "The app (default: $BGTASK_APP_ID).") var app: String?
-    @Flag(help: "Whether the work succeeded.") var outcome: CompletionFlag
+    @Flag(help: "Whether the work succeeded; for a push's task, also whether it found new data.") var outcome: CompletionFlag
 
     enum CompletionFlag: EnumerableFlag {
         case success, failure
+        /// A push's answer (`answerPush`).
+        case newData, noData
     }
 
     func run() throws {
-        try CommandSender(locations: locations).send(
-            .complete(app: try appFromEnvironment(app), identifier: try identifier(id, "identifier"), success: outcome == .success))
+        let app = try appFromEnvironment(app)
+        let task = try identifier(id, "identifier")
+        switch outcome {
+        case .success, .failure:
+            try CommandSender(locations: locations).send(.complete(app: app, identifier: task, success: outcome == .success))
+        case .newData:
+            try CommandSender(locations: locations).send(.answerPush(app: app, identifier: task, result: .newData))
+        case .noData:
+            try CommandSender(locations: locations).send(.answerPush(app: app, identifier: task, result: .noData))
+        }
     }
 }
 
