@@ -4,15 +4,33 @@ import TaskState
 /// Everything the dashboard shows, read from the state directory at one moment. The shell builds
 /// it (blockers come from the scheduler's own policy); the view only reads it.
 public struct DashboardSnapshot: Sendable {
-    /// A pending request and the reasons it is not running.
+    /// A pending request, or a held push, and the reasons it is not running.
     public struct PendingRow: Sendable, Hashable {
+        /// For a held push, a request of kind `remoteNotification` standing for it (identifier:
+        /// the push id; submitted: when it was received), so sorting and filtering treat both alike.
         public var request: PendingRequest
         public var blockers: [Blocker]
+        /// The held push this row shows, if it is one.
+        public var push: HeldPush?
+        public var pushBlockers: [PushBlocker]
 
         public init(request: PendingRequest, blockers: [Blocker]) {
             self.request = request
             self.blockers = blockers
+            push = nil
+            pushBlockers = []
         }
+
+        public init(push: HeldPush, blockers: [PushBlocker]) {
+            request = PendingRequest(app: push.app, identifier: push.id, kind: .remoteNotification,
+                                     submittedAt: push.receivedAt, commandID: push.commandID)
+            self.blockers = []
+            self.push = push
+            pushBlockers = blockers
+        }
+
+        /// What the row waits for, in the short words of tables.
+        public var waitingLabels: [String] { push == nil ? blockers.map(\.label) : pushBlockers.map(\.label) }
     }
 
     public var now: Date

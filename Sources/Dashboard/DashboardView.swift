@@ -151,13 +151,17 @@ public enum DashboardView {
     }
 
     private static func footer(_ grid: inout CellGrid, state: DashboardState, row: Int, palette: Palette, glyphs: Glyphs) {
-        let hints = KeyBindings.footerHints(for: state.focus).map { hint, binding in
+        var hints = KeyBindings.footerHints(for: state.focus).map { hint, binding in
             (key: hint.key(for: glyphs), label: hint.label, enabled: !(state.readOnly && binding.refusedInReadOnly))
         }
         let label = state.readOnly ? " read-only" : ""
-        // Two spaces between hints where they fit, one where the terminal is narrow.
-        let natural = hints.reduce(1) { $0 + $1.key.count + 1 + $1.label.count + 2 } + label.count
-        let gap = natural <= grid.size.width ? "  " : " "
+        func width(gap: Int) -> Int { hints.reduce(1) { $0 + $1.key.count + 1 + $1.label.count + gap } + label.count }
+        // Two spaces between hints where they fit, one where the terminal is narrow; narrower
+        // still, the hints just before the last two (help and quit) give way, last first.
+        let gap = width(gap: 2) <= grid.size.width ? "  " : " "
+        while width(gap: 1) > grid.size.width + 1, hints.count > 3 {
+            hints.remove(at: hints.count - 3)
+        }
         var x = 1
         for hint in hints {
             x += grid.put(hint.key, x: x, y: row, style: hint.enabled ? palette.hint : palette.inactive)

@@ -15,6 +15,9 @@ public enum KeyBindings {
         KeyBinding(keys: "p", help: "pause or resume the selected transfer",
                    triggers: [(.key(.character("p")), .act(.pauseOrResume))], panels: [.transfers], refusedInReadOnly: true,
                    footer: FooterHint(key: "p", label: "pause", position: 0)),
+        KeyBinding(keys: "P", help: "send a test push to the selected row's app",
+                   triggers: [(.key(.character("P")), .act(.push))], panels: [.pending, .running, .transfers], refusedInReadOnly: true,
+                   footer: FooterHint(key: "P", label: "push", position: 1)),
         KeyBinding(keys: "Tab / Shift-Tab, 1-4", help: "focus a panel",
                    triggers: [(.key(.tab), .focusNext), (.key(.backTab), .focusPrevious)]
                        + Panel.allCases.map { (.key(.character(Character(String($0.rawValue + 1)))), .focus($0)) },

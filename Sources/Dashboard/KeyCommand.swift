@@ -41,6 +41,8 @@ public enum PanelAction: Hashable, Sendable {
     /// Cancels a pending request, or in the transfers panel a transfer; asks first.
     case cancel
     case pauseOrResume
+    /// Sends a test push (`{"aps":{"content-available":1}}`) to the selected row's app.
+    case push
 
     /// The action's name in status messages.
     public var verb: String {
@@ -49,6 +51,7 @@ public enum PanelAction: Hashable, Sendable {
         case .expire: return "simulate expiration"
         case .cancel: return "cancel"
         case .pauseOrResume: return "pause or resume"
+        case .push: return "send a push"
         }
     }
 }

@@ -99,6 +99,13 @@ extension DashboardState {
         }
         let source = rows.sourceIndices[index]
         switch (action, panel) {
+        case (.push, .pending), (.push, .running), (.push, .transfers):
+            let app = panel == .pending ? snapshot.pending[source].request.app
+                : panel == .running ? snapshot.tasks[source].app : snapshot.transfers[source].app
+            return [.send(.push(PushRequest(app: app, source: "bgtop")), summary: "push to \(app)")]
+        case (.launch, .pending) where snapshot.pending[source].push != nil, (.cancel, .pending) where snapshot.pending[source].push != nil:
+            status = Status("a held push is delivered by the push rules; it cannot be \(action == .launch ? "launched" : "cancelled")", isError: true)
+            return []
         case (.launch, .pending):
             let request = snapshot.pending[source].request
             return [.send(.simulateLaunch(identifier: request.identifier, app: request.app), summary: "simulate launch of \(request.identifier)")]

@@ -42,6 +42,18 @@ enum Overlays {
             return "\(JSONFormat.string(from: value))  (\(relative))"
         }
         switch state.focus {
+        case .pending where snapshot.pending[source].push != nil:
+            let row = snapshot.pending[source]
+            let push = row.push!
+            key = push.key
+            lines = [("app", push.app.rawValue), ("push", push.id.rawValue), ("priority", "\(push.priority.rawValue)"),
+                     ("received", date(push.receivedAt)), ("expires", date(push.expiresAt)), ("collapse id", push.collapseID ?? "-"),
+                     ("coalesced", "\(push.coalescedCount) older push(es)"), ("source", push.source ?? "-"),
+                     ("payload", push.payload.text)]
+            let blockers = Set(row.pushBlockers)
+            for blocker in PushBlocker.allCases {
+                lines.append((blockers.contains(blocker) ? "  waiting" : "  ok", Self.condition(clearing: blocker)))
+            }
         case .pending:
             let row = snapshot.pending[source]
             let request = row.request
@@ -61,6 +73,7 @@ enum Overlays {
                      ("deadline", date(task.deadline)), ("expiring since", date(task.expiringSince)), ("kill at", date(task.killDeadline)),
                      ("expiration signal", task.expirationSignal)]
             if let name = task.name { lines.append(("name", name)) }
+            if let push = task.push { lines.append(("push payload", push.payload.text)) }
         case .transfers:
             let transfer = snapshot.transfers[source]
             key = transfer.key
@@ -102,6 +115,17 @@ enum Overlays {
             let labelStyle = line.0.hasSuffix("waiting") ? palette.error : palette.hint
             grid.put(line.0, x: rect.x + 2, y: y, style: labelStyle, maxWidth: 18)
             grid.put(line.1, x: rect.x + 21, y: y, style: palette.text, maxWidth: width - 23)
+        }
+    }
+
+    /// What must hold for a held push's `blocker` to clear.
+    static func condition(clearing blocker: PushBlocker) -> String {
+        switch blocker {
+        case .pushBudget: return "push budget left this hour"
+        case .lowPower: return "not in low power (priority 5 only)"
+        case .throttled: return "app not throttled"
+        case .handlingPush: return "the app's previous push answered"
+        case .noManifest: return "manifest usable"
         }
     }
 

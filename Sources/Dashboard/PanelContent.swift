@@ -34,6 +34,7 @@ struct PanelContent {
         case .pending:
             let row = snapshot.pending[index]
             let request = row.request
+            if let push = row.push { return pushCells(push, row: row, widths: widths) }
             let requires = [request.requiresExternalPower ? "power" : nil, request.requiresNetworkConnectivity ? "network" : nil]
                 .compactMap { $0 }.joined(separator: ",")
             // The snapshot was read a moment ago; a begin date that has passed since is no blocker.
@@ -93,10 +94,22 @@ struct PanelContent {
             let bad: Set<Event.Kind> = [.refused, .killed, .launchFailed, .quarantined, .manifestError, .commandRejected, .throttled,
                                         .interrupted, .transferFailed]
             // Notable but not a failure: an expiry, or a download that had to start over.
-            let notable: Set<Event.Kind> = [.expired, .transferRestarted]
+            let notable: Set<Event.Kind> = [.expired, .transferRestarted, .pushCoalesced, .pushExpired, .pushDropped]
             let style: CellStyle? = bad.contains(event.type) ? palette.error : (notable.contains(event.type) ? palette.misc : nil)
             return [TableCell(TextFormat.clock(event.time)), TableCell(event.type.rawValue, style: style), TableCell(event.message)]
         }
+    }
+
+    /// A held push: no earliest date (a push may go at once), its priority where a request shows
+    /// what it requires; its expiry is in the details.
+    private func pushCells(_ push: HeldPush, row: DashboardSnapshot.PendingRow, widths: [Int]) -> [TableCell] {
+        let waiting = row.pushBlockers.isEmpty ? TableCell("ready: delivering", style: palette.good)
+                                               : TableCell(row.waitingLabels.joined(separator: ", "))
+        let coalesced = push.coalescedCount > 0 ? " +\(push.coalescedCount)" : ""
+        return [TableCell(push.app.rawValue, keepsTail: true), TableCell(push.id.rawValue + coalesced, keepsTail: true),
+                TableCell(kindLabel(.remoteNotification, widths[2])),
+                TableCell("-"),
+                TableCell("prio \(push.priority.rawValue)"), waiting]
     }
 
     /// A transfer's state, and for a waiting one what it waits for first.
@@ -107,7 +120,7 @@ struct PanelContent {
     }
 
     private func kindLabel(_ kind: TaskKind, _ width: Int) -> String {
-        if width >= 10 { return kind.rawValue }
+        if width >= kind.rawValue.count { return kind.rawValue }
         switch kind {
         case .appRefresh: return "refresh"
         case .processing: return "process"

@@ -53,7 +53,8 @@ extension DashboardSnapshot {
                 let request = pending[index].request
                 return matches(request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
                                pending[index].blockers.map(\.rawValue).joined(separator: " "),
-                               pending[index].blockers.map(\.label).joined(separator: ", "))
+                               pending[index].pushBlockers.map(\.rawValue).joined(separator: " "),
+                               pending[index].waitingLabels.joined(separator: ", "))
             }
             indices.sort { a, b in
                 let x = pending[a].request, y = pending[b].request

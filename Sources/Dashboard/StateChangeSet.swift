@@ -15,14 +15,17 @@ public struct StateChangeSet: Sendable, Hashable {
         /// A transfer's record or its progress file: the two are read together.
         case transfer(TaskKey)
         case app(Identifier)
+        /// A held push.
+        case push(TaskKey)
     }
 
-    /// A per-app folder of `requests/`, `tasks/` or `transfers/` that appeared or went: every
+    /// A per-app folder of `requests/`, `tasks/`, `transfers/` or `pushes/` that appeared or went: every
     /// record in it is read (or dropped), since files may have been made before it was watched.
     public enum Folder: Sendable, Hashable {
         case requests(Identifier)
         case tasks(Identifier)
         case transfers(Identifier)
+        case pushes(Identifier)
     }
 
     public private(set) var records: Set<Record> = []
@@ -56,7 +59,7 @@ public struct StateChangeSet: Sendable, Hashable {
             return
         }
         if name.hasPrefix(".") { return }
-        let kinds = [paths.requests, paths.tasks, paths.transfers]
+        let kinds = [paths.requests, paths.tasks, paths.transfers, paths.pushes]
         if mask & UInt32(IN_ISDIR) != 0, kinds.contains(directory) {
             // An app's folder: read just that folder. A name that is no app identifier is
             // reported by reading everything, as at start.
@@ -97,7 +100,7 @@ public struct StateChangeSet: Sendable, Hashable {
         }
         guard let id = Self.identifier(ofRecord: name) else { return }
         let key = TaskKey(app: app, identifier: id)
-        records.insert(parent == paths.requests ? .request(key) : .task(key))
+        records.insert(parent == paths.requests ? .request(key) : parent == paths.pushes ? .push(key) : .task(key))
     }
 
     /// Adds every report.
@@ -106,7 +109,12 @@ public struct StateChangeSet: Sendable, Hashable {
     }
 
     private static func folder(in parent: String, app: Identifier, paths: StatePaths) -> Folder {
-        parent == paths.requests ? .requests(app) : parent == paths.tasks ? .tasks(app) : .transfers(app)
+        switch parent {
+        case paths.requests: return .requests(app)
+        case paths.tasks: return .tasks(app)
+        case paths.pushes: return .pushes(app)
+        default: return .transfers(app)
+        }
     }
 
     /// The identifier of `<identifier>.json`; nil for other names (temporary files and the like).

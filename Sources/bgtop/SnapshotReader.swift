@@ -52,6 +52,8 @@ struct SnapshotReader {
         let state = SchedulerState(reading: snapshot, settings: settings, catalog: catalog, now: now)
         let pending = snapshot.requests.map { request in
             DashboardSnapshot.PendingRow(request: request, blockers: state.blockers(for: request, at: now))
+        } + snapshot.pushes.map { push in
+            DashboardSnapshot.PendingRow(push: push, blockers: state.pushBlockers(for: push, at: now))
         }
         var transferBlockers: [TaskKey: [TransferBlocker]] = [:]
         for transfer in snapshot.transfers where transfer.state == .waiting {

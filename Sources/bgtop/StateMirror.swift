@@ -11,6 +11,7 @@ final class StateMirror {
     private var tasks: [TaskKey: LaunchedTask] = [:]
     private var transfers: [TaskKey: TransferRecord] = [:]
     private var apps: [Identifier: AppRecord] = [:]
+    private var pushes: [TaskKey: HeldPush] = [:]
     private(set) var snapshot = StateSnapshot()
     private let eventTail: EventTail
 
@@ -31,6 +32,7 @@ final class StateMirror {
         tasks = Dictionary(loaded.tasks.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         transfers = Dictionary(loaded.transfers.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         apps = Dictionary(loaded.apps.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        pushes = Dictionary(loaded.pushes.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         snapshot = loaded
         eventTail.update()
     }
@@ -49,7 +51,7 @@ final class StateMirror {
             snapshot.unreadable = Array(unreadable.values)
             return
         }
-        var changedRequests = false, changedTasks = false, changedTransfers = false, changedApps = false
+        var changedRequests = false, changedTasks = false, changedTransfers = false, changedApps = false, changedPushes = false
         // A folder that appeared or went: what it holds now replaces what was known of its app.
         var records = changes.records
         for folder in changes.folders {
@@ -72,6 +74,12 @@ final class StateMirror {
                     records.insert(.transfer(TaskKey(app: app, identifier: id)))
                 }
                 changedTransfers = true
+            case .pushes(let app):
+                pushes = pushes.filter { $0.key.app != app }
+                for id in recordNames(in: "\(paths.pushes)/\(app)", into: &unreadable) {
+                    records.insert(.push(TaskKey(app: app, identifier: id)))
+                }
+                changedPushes = true
             }
         }
         for record in records {
@@ -90,6 +98,9 @@ final class StateMirror {
             case .app(let id):
                 apps[id] = read(paths.app(id), as: AppRecord.self, names: id.rawValue, into: &unreadable) { $0.id.rawValue }
                 changedApps = true
+            case .push(let key):
+                pushes[key] = read(paths.push(key), as: HeldPush.self, names: key.description, into: &unreadable) { $0.key.description }
+                changedPushes = true
             }
         }
         // Only the kinds that changed are gathered again.
@@ -97,6 +108,7 @@ final class StateMirror {
         if changedTasks { snapshot.tasks = Array(tasks.values) }
         if changedTransfers { snapshot.transfers = Array(transfers.values) }
         if changedApps { snapshot.apps = Array(apps.values) }
+        if changedPushes { snapshot.pushes = Array(pushes.values) }
         snapshot.unreadable = Array(unreadable.values)
     }
 

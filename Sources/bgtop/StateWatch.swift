@@ -24,10 +24,10 @@ final class StateWatch {
     /// appear after the dashboard starts).
     func refreshWatches() {
         let mask = ChangeWatcher.defaultMask | UInt32(IN_MODIFY)
-        var wanted = [paths.root, paths.requests, paths.tasks, paths.transfers, paths.apps, appsDirectory]
+        var wanted = [paths.root, paths.requests, paths.tasks, paths.transfers, paths.pushes, paths.apps, appsDirectory]
         // A state directory that does not exist yet: watch where it will appear.
         if !StateFiles.exists(paths.root) { wanted.append(StateFiles.directoryName(of: paths.root)) }
-        for parent in [paths.requests, paths.tasks, paths.transfers] {
+        for parent in [paths.requests, paths.tasks, paths.transfers, paths.pushes] {
             for name in (try? StateFiles.names(in: parent)) ?? [] { wanted.append("\(parent)/\(name)") }
         }
         for directory in wanted where !watched.contains(directory) {

@@ -72,6 +72,12 @@ enum Fixtures {
         pending("com.example.notes", "com.example.notes.sync", .appRefresh, submitted: -2, blockers: []),
         pending("net.example.indexer-with-a-long-name", "net.example.indexer.reindex-everything-now", .processing,
                 submitted: -86_400 * 2, blockers: [.idle]),
+        DashboardSnapshot.PendingRow(
+            push: HeldPush(app: id("com.example.chat"), id: id("push-5e1f0a9c"),
+                           payload: try! PushPayload(validating: #"{"aps":{"content-available":1},"room":"ops"}"#),
+                           priority: .conserve, receivedAt: at(-1), expiresAt: at(1800), collapseID: "ops",
+                           source: "https://ntfy.example.org/ops", coalescedCount: 2),
+            blockers: [.pushBudget, .lowPower]),
     ]
 
     static let busyTasks: [LaunchedTask] = [

@@ -58,6 +58,8 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                        state: focused(.pending, id: row("com.example.weather", "com.example.weather.refresh"), overlay: .detail)),
             GoldenCase(name: "detailPendingManyBlockers", snapshot: busy,
                        state: focused(.pending, id: row("org.example.backup", "org.example.backup.nightly"), overlay: .detail)),
+            GoldenCase(name: "detailHeldPush", snapshot: busy,
+                       state: focused(.pending, id: row("com.example.chat", "push-5e1f0a9c"), overlay: .detail)),
             GoldenCase(name: "detailLongHistory", snapshot: Fixtures.longHistory,
                        state: focused(.pending, id: row("com.example.weather", "com.example.weather.refresh"), overlay: .detail)),
             GoldenCase(name: "detailRunning", snapshot: busy,

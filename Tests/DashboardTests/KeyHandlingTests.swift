@@ -199,7 +199,7 @@ struct FilterAndSortTests {
         #expect(h.ids(.running) == [row("com.example.photos", "com.example.photos.thumbnails")])
         h.press(.escape)
         #expect(h.state.filter.isEmpty)
-        #expect(h.ids(.pending).count == 7)
+        #expect(h.ids(.pending).count == 8)
         h.press(k("/"))
         h.type("mail")
         h.press(.escape)
