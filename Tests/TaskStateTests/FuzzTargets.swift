@@ -74,6 +74,13 @@ enum StateFuzzTargets {
         if let ledger = settled(ProcessLedger.self, from: data) {
             _ = ledger.processes.filter { $0.killDecidedAt != nil }.map(\.pid)
         }
+        if let push = settled(HeldPush.self, from: data) {
+            precondition((try? PushPayload(validating: push.payload.text)) == push.payload, "a held push's payload is a valid one")
+            _ = push.collapseGroup
+        }
+        if let status = settled(SubscriptionStatus.self, from: data) {
+            _ = status.streams.map(\.state)
+        }
         _ = settled(DaemonHeartbeat.self, from: data)
         _ = settled(CommandOutcome.self, from: data)
         _ = settled(Event.self, from: data)
