@@ -8,12 +8,15 @@ public struct LaunchPlan: Sendable, Equatable {
     public var manifest: AppManifest
     /// The requests handed over, oldest first. They are consumed when the launch is recorded.
     public var requests: [PendingRequest]
-    /// `BGTASK_LAUNCH_REASON`: `appRefresh`, `processing` or `simulated`.
+    /// `BGTASK_LAUNCH_REASON`: `appRefresh`, `processing`, `simulated`, `urlSession` or `remoteNotification`.
     public var reason: String
     public var simulated: Bool
     /// The app's running process that takes these tasks instead of a new one, when one is
     /// attached and has handlers for all of them.
     public var handOver: AttachedProcess?
+    /// The payload of the push among the requests, for `BGTASK_PUSH_PAYLOAD`: a program that is
+    /// not written with the library reads it there rather than in its task file.
+    public var pushPayload: PushPayload?
 }
 
 extension SchedulerState {

@@ -69,13 +69,14 @@ extension SchedulerState {
                                          submittedAt: push.receivedAt, commandID: push.commandID)
             if let index = plans.firstIndex(where: { $0.app == push.app }) {
                 plans[index].requests.append(request)
+                plans[index].pushPayload = push.payload
                 if let target = plans[index].handOver, target.acceptsPushes != true { plans[index].handOver = nil }
                 continue
             }
             plans.append(LaunchPlan(
                 launchID: "\(push.app)-\(SafeNumber.int64(now.timeIntervalSince1970 * 1000, .down))-push", app: push.app,
                 manifest: manifest, requests: [request], reason: TaskKind.remoteNotification.rawValue, simulated: false,
-                handOver: pushHandOverTarget(app: push.app)))
+                handOver: pushHandOverTarget(app: push.app), pushPayload: push.payload))
         }
         return plans
     }

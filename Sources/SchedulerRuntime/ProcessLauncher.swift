@@ -32,6 +32,8 @@ struct ProcessLauncher {
         environment["BGTASK_LAUNCH_ID"] = plan.launchID
         environment["BGTASK_TASK_IDS"] = plan.requests.map(\.identifier.rawValue).joined(separator: " ")
         environment["BGTASK_TASK_KINDS"] = plan.requests.map(\.kind.rawValue).joined(separator: " ")
+        // Set only for a launch that delivers a push, never inherited from the scheduler's own.
+        environment["BGTASK_PUSH_PAYLOAD"] = plan.pushPayload?.text
         // Set (never inherited from the scheduler's own environment) or, should it not be made, absent.
         environment[LaunchToken.environmentVariable] = try? launchKey.token(app: plan.app, launchID: plan.launchID).text
 

@@ -13,7 +13,7 @@ import TaskState
         try env.addApp(app, identifiers: ["com.example.alerts.refresh"], modes: ["fetch", "remote-notification"], script: """
         id="$BGTASK_TASK_IDS"
         echo "start $BGTASK_LAUNCH_REASON $BGTASK_TASK_KINDS $id $$" >> "$OUT"
-        grep -q '"payload" *: *"{.*storm' "$BGTASK_STATE_DIR/tasks/$BGTASK_APP_ID/$id.json" && echo "payload storm" >> "$OUT"
+        echo "payload $BGTASK_PUSH_PAYLOAD" >> "$OUT"
         "$BGCTL" complete "$id" --no-data >> "$OUT" 2>&1
         """)
     }
@@ -37,7 +37,9 @@ import TaskState
         let start = try #require(lines.first).split(separator: " ").map(String.init)
         #expect(start[0...2] == ["start", "remoteNotification", "remoteNotification"])
         #expect(start[3].hasPrefix("push-"))
-        #expect(lines.contains("payload storm"), "the task file carries the payload: \(lines)")
+        #expect(lines.contains(#"payload {"aps":{"content-available":1},"storm":"north"}"#), "the launch carries the payload: \(lines)")
+        let task = try #require(env.events(.pushDelivered).first?.identifier)
+        #expect(env.events(.completed).first?.identifier == task)
         #expect(env.events(.pushReceived).count == 1)
         #expect(env.events(.pushDelivered).first?.identifier?.rawValue == start[3])
         #expect(env.events(.completed).first?.reason == "noData")
