@@ -58,7 +58,8 @@ import Glibc
 
     @Test func aPushToARunningAttachedAppIsHandedToThatProcess() throws {
         let env = try TestEnvironment()
-        try env.addFixture(mode: "serve", modes: Self.modes)
+        // Should the scheduler launch a process after all, that one exits by itself.
+        try env.addFixture(mode: "return", modes: Self.modes)
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
 
