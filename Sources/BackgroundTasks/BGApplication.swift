@@ -3,7 +3,8 @@ import Synchronization
 import TaskState
 
 /// The app-wide calls that Apple puts on `UIApplication`: extra time to finish what the user
-/// started before the app goes away (send a message, close a database).
+/// started before the app goes away (send a message, close a database), and the handler for
+/// background pushes (``registerForRemoteNotifications(didReceiveRemoteNotification:)``).
 public final class BGApplication: Sendable {
     /// The application object of this process.
     public static let shared = BGApplication()
@@ -22,7 +23,7 @@ public final class BGApplication: Sendable {
     }
 
     private let guarded = Mutex<Guarded>(Guarded())
-    private let scheduler: BGTaskScheduler
+    let scheduler: BGTaskScheduler
 
     init(scheduler: BGTaskScheduler = .shared) {
         self.scheduler = scheduler

@@ -10,7 +10,8 @@ public class BGTask: @unchecked Sendable, CustomStringConvertible {
     /// The identifier the request was submitted with.
     public let identifier: String
     let kind: TaskKind
-    private let completion: @Sendable (Bool) -> Void
+    /// Tells the scheduler: whether it succeeded, and for a push's task the fetch result.
+    private let completion: @Sendable (_ success: Bool, _ answer: FetchResult?) -> Void
     private let guarded = Mutex<Guarded>(Guarded())
 
     private struct Guarded {
@@ -19,7 +20,7 @@ public class BGTask: @unchecked Sendable, CustomStringConvertible {
         var completed = false
     }
 
-    init(identifier: String, kind: TaskKind, completion: @escaping @Sendable (Bool) -> Void) {
+    init(identifier: String, kind: TaskKind, completion: @escaping @Sendable (_ success: Bool, _ answer: FetchResult?) -> Void) {
         self.identifier = identifier
         self.kind = kind
         self.completion = completion
@@ -44,11 +45,20 @@ public class BGTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Tells the scheduler the work is done. Only the first call counts.
     public func setTaskCompleted(success: Bool) {
-        let first = guarded.withLock { state -> Bool in
+        if markCompleted() { completion(success, nil) }
+    }
+
+    /// Completes a push's task with the push handler's answer. Only the first completion counts.
+    func setTaskCompleted(answering answer: FetchResult) {
+        if markCompleted() { completion(answer != .failed, answer) }
+    }
+
+    /// Whether this is the first completion.
+    private func markCompleted() -> Bool {
+        guarded.withLock { state -> Bool in
             defer { state.completed = true }
             return !state.completed
         }
-        if first { completion(success) }
     }
 
     /// Whether the budget ran out (the expiration has been delivered).
@@ -67,7 +77,8 @@ public class BGTask: @unchecked Sendable, CustomStringConvertible {
     public var description: String { "<\(type(of: self)): \(identifier)>" }
 
     /// The subclass for a task of `kind`.
-    static func make(identifier: String, kind: TaskKind, completion: @escaping @Sendable (Bool) -> Void) -> BGTask {
+    static func make(identifier: String, kind: TaskKind,
+                     completion: @escaping @Sendable (_ success: Bool, _ answer: FetchResult?) -> Void) -> BGTask {
         switch kind {
         case .processing: return BGProcessingTask(identifier: identifier, kind: kind, completion: completion)
         case .appRefresh, .finishing: return BGAppRefreshTask(identifier: identifier, kind: kind, completion: completion)

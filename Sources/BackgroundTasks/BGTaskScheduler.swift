@@ -21,6 +21,8 @@ public final class BGTaskScheduler: Sendable {
         var handlers: [String: LaunchHandler] = [:]
         /// Identifiers registered for session events: not task identifiers the scheduler hands over.
         var sessionHandlers: Set<String> = []
+        /// `BGApplication.registerForRemoteNotifications`: runs every push's task.
+        var pushHandler: PushHandler?
         var launchFinished = false
         var context: Result<AppContext, Error>?
         var delivery: TaskDelivery?
@@ -94,11 +96,46 @@ public final class BGTaskScheduler: Sendable {
         }
     }
 
+    /// Registers the push handler (`BGApplication.registerForRemoteNotifications`), under the same
+    /// rules as launch handlers: before launching finishes, and only with the manifest's
+    /// `remote-notification` background mode.
+    func registerPushHandler(_ handler: @escaping PushHandler) -> Bool {
+        let context: AppContext
+        switch resolvedContext() {
+        case .success(let found): context = found
+        case .failure(let error):
+            logger.error("cannot register for remote notifications: \(error.message)")
+            return false
+        }
+        guard context.manifest.backgroundModes.contains(.remoteNotification) else {
+            logger.error("cannot register for remote notifications: \(context.app)'s manifest does not declare the 'remote-notification' background mode")
+            return false
+        }
+        enum Outcome { case registered, duplicate, tooLate }
+        let outcome = guarded.withLock { state -> Outcome in
+            if state.launchFinished { return .tooLate }
+            if state.pushHandler != nil { return .duplicate }
+            state.pushHandler = handler
+            return .registered
+        }
+        switch outcome {
+        case .registered:
+            return true
+        case .duplicate:
+            logger.error("cannot register for remote notifications: a push handler is already registered; the first one stays")
+            return false
+        case .tooLate:
+            logger.error("cannot register for remote notifications: launching has finished; register the push handler before finishLaunching()")
+            return false
+        }
+    }
+
     // MARK: - Launching
 
     /// Ends registration and starts taking tasks: the ones the scheduler launched this process
     /// for, and, since the scheduler is told this process is running, every later request of
-    /// the app that comes due while it runs (instead of a second process being started).
+    /// the app that comes due while it runs (instead of a second process being started), and,
+    /// with a push handler registered, every push for the app.
     public func finishLaunching() {
         startDelivery(attaching: true)
     }
@@ -131,32 +168,40 @@ public final class BGTaskScheduler: Sendable {
             return nil
         }
         let expected = launchTasks(for: context)
-        let result = guarded.withLock { state -> (TaskDelivery?, Bool, [String]) in
+        struct Started { var delivery: TaskDelivery?; var attach = false; var identifiers: [String] = []; var acceptsPushes = false }
+        let result = guarded.withLock { state -> Started in
             let attach = attaching && !state.launchFinished
             if attaching { state.launchFinished = true }
             let taskIdentifiers = Array(Set(state.handlers.keys).subtracting(state.sessionHandlers))
-            if let delivery = state.delivery { return (delivery, attach, taskIdentifiers) }
-            let handlers: @Sendable (String) -> LaunchHandler? = { [weak self] id in
-                self?.guarded.withLock { $0.handlers[id] }
+            let acceptsPushes = state.pushHandler != nil
+            if let delivery = state.delivery {
+                return Started(delivery: delivery, attach: attach, identifiers: taskIdentifiers, acceptsPushes: acceptsPushes)
+            }
+            // A push's task is named by the push's id, so its handler is found by kind.
+            let handlers: @Sendable (String, TaskKind) -> LaunchHandler? = { [weak self] id, kind in
+                self?.guarded.withLock { state in
+                    kind == .remoteNotification ? state.pushHandler.map { .push(handler: $0) } : state.handlers[id]
+                }
             }
             do throws(Error) {
                 let delivery = try TaskDelivery(context: context, handlers: handlers, logger: logger, expected: expected)
                 try delivery.start()
                 state.delivery = delivery
-                return (delivery, attach, taskIdentifiers)
+                return Started(delivery: delivery, attach: attach, identifiers: taskIdentifiers, acceptsPushes: acceptsPushes)
             } catch {
                 logger.error("background tasks are unavailable: \(error.message)")
-                return (nil, false, [])
+                return Started()
             }
         }
-        guard let delivery = result.0 else { return nil }
+        guard let delivery = result.delivery else { return nil }
         if attaching { delivery.allowStarts() }
-        if result.1 {
-            let identifiers = result.2.sorted().compactMap { try? Identifier(validating: $0) }
+        if result.attach {
+            let identifiers = result.identifiers.sorted().compactMap { try? Identifier(validating: $0) }
             let connection = SchedulerConnection(context: context)
             if connection.schedulerIsRunning {
                 do throws(Error) {
-                    _ = try connection.request(.attach(app: context.app, pid: getpid(), identifiers: identifiers))
+                    _ = try connection.request(.attach(app: context.app, pid: getpid(), identifiers: identifiers,
+                                                       acceptsPushes: result.acceptsPushes))
                 } catch {
                     logger.warning("the scheduler will not hand tasks to this process: \(error.message)")
                 }

@@ -42,7 +42,13 @@ enum LaunchHandler: Sendable {
     case callback(queue: DispatchQueue?, handler: @Sendable (BGTask) -> Void)
     /// `register(_:action:)`: the task completes when the closure returns, and expiry cancels it.
     case async(action: @Sendable () async -> Void)
+    /// `BGApplication.registerForRemoteNotifications`: runs for every push's task; its answer
+    /// completes the task, and expiry cancels it.
+    case push(handler: PushHandler)
 }
+
+/// The closure an app registers for its background pushes.
+typealias PushHandler = @Sendable (_ userInfo: [AnyHashable: Any]) async -> BGApplication.BackgroundFetchResult
 
 import Dispatch
 import TaskState

@@ -42,7 +42,7 @@ final class TaskDelivery: Sendable {
 
     let context: AppContext
     private let connection: SchedulerConnection
-    private let handlers: @Sendable (String) -> LaunchHandler?
+    private let handlers: @Sendable (String, TaskKind) -> LaunchHandler?
     private let logger: Logger
     private let guarded = Mutex<Guarded>(Guarded())
     /// Serialises reading the folder and acting on it, whichever thread asks.
@@ -52,7 +52,7 @@ final class TaskDelivery: Sendable {
     /// Read only by the delivery thread once it runs.
     private nonisolated(unsafe) let watcher: ChangeWatcher
 
-    init(context: AppContext, handlers: @escaping @Sendable (String) -> LaunchHandler?, logger: Logger,
+    init(context: AppContext, handlers: @escaping @Sendable (String, TaskKind) -> LaunchHandler?, logger: Logger,
          expected: Set<String>) throws(BGTaskScheduler.Error) {
         self.context = context
         connection = SchedulerConnection(context: context)
@@ -127,7 +127,7 @@ final class TaskDelivery: Sendable {
     func scan() {
         scanning.withLock { _ in
             let mine = readOwnTasks()
-            var starts: [(BGTask, LaunchHandler?)] = []
+            var starts: [(BGTask, LaunchHandler?, PushPayload?)] = []
             var expirations: [@Sendable () -> Void] = []
             var cancellations: [Task<Void, Never>] = []
             let waiters = guarded.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -151,11 +151,11 @@ final class TaskDelivery: Sendable {
                         }
                         continue
                     }
-                    let bgTask = BGTask.make(identifier: id, kind: task.kind) { [weak self] success in
-                        self?.complete(identifier: id, startedAt: task.startedAt, success: success)
+                    let bgTask = BGTask.make(identifier: id, kind: task.kind) { [weak self] success, answer in
+                        self?.complete(identifier: id, startedAt: task.startedAt, success: success, answer: answer)
                     }
                     state.entries[id] = Entry(task: bgTask, startedAt: task.startedAt)
-                    starts.append((bgTask, handlers(id)))
+                    starts.append((bgTask, handlers(id, task.kind), task.push?.payload))
                     if task.state == .expiring {
                         // Already expiring when first seen: its handler starts first, then hears
                         // of the expiry, and an async one is cancelled.
@@ -179,7 +179,7 @@ final class TaskDelivery: Sendable {
                 }
                 return takeWaitersIfIdle(&state)
             }
-            for (task, handler) in starts { begin(task, handler: handler) }
+            for (task, handler, payload) in starts { begin(task, handler: handler, payload: payload) }
             for expiration in expirations { expiration() }
             for handle in cancellations { handle.cancel() }
             for waiter in waiters { waiter.resume() }
@@ -198,26 +198,46 @@ final class TaskDelivery: Sendable {
 
     // MARK: - Running handlers
 
-    private func begin(_ task: BGTask, handler: LaunchHandler?) {
+    private func begin(_ task: BGTask, handler: LaunchHandler?, payload: PushPayload?) {
         switch handler {
+        case nil where task.kind == .remoteNotification:
+            logger.error("no push handler is registered for \(task.identifier) (BGApplication.shared.registerForRemoteNotifications); answering failed")
+            task.setTaskCompleted(answering: .failed)
         case nil:
             logger.error("no launch handler is registered for \(task.identifier); completing it as failed")
             task.setTaskCompleted(success: false)
         case .callback(let queue, let handler)?:
             (queue ?? DispatchQueue.global()).async { handler(task) }
         case .async(let action)?:
-            let handle = Task.detached {
+            keep(Task.detached {
                 await action()
                 task.setTaskCompleted(success: !Task.isCancelled && !task.isExpired)
+            }, of: task)
+        case .push(let handler)?:
+            guard let payload else {
+                logger.error("push \(task.identifier) carries no payload in its task file; answering failed")
+                task.setTaskCompleted(answering: .failed)
+                return
             }
-            let cancelNow = guarded.withLock { state -> Bool in
-                guard var entry = state.entries[task.identifier], entry.task === task else { return false }
-                entry.handle = handle
-                state.entries[task.identifier] = entry
-                return task.isExpired
-            }
-            if cancelNow { handle.cancel() }
+            keep(Task.detached {
+                let result = await handler(payload.userInfo)
+                // Past its budget the push's work did not finish in time, whatever the handler
+                // says after being cancelled.
+                task.setTaskCompleted(answering: Task.isCancelled || task.isExpired ? .failed : result.fetchResult)
+            }, of: task)
         }
+    }
+
+    /// Keeps the `Task` running `task`'s async handler, so expiry can cancel it; cancels it at
+    /// once when the expiry came first.
+    private func keep(_ handle: Task<Void, Never>, of task: BGTask) {
+        let cancelNow = guarded.withLock { state -> Bool in
+            guard var entry = state.entries[task.identifier], entry.task === task else { return false }
+            entry.handle = handle
+            state.entries[task.identifier] = entry
+            return task.isExpired
+        }
+        if cancelNow { handle.cancel() }
     }
 
     private func cancelHandle(of task: BGTask) {
@@ -228,7 +248,7 @@ final class TaskDelivery: Sendable {
         handle?.cancel()
     }
 
-    private func complete(identifier: String, startedAt: Date, success: Bool) {
+    private func complete(identifier: String, startedAt: Date, success: Bool, answer: FetchResult?) {
         guarded.withLock { state in
             if var entry = state.entries[identifier], entry.startedAt == startedAt {
                 entry.completed = true
@@ -236,7 +256,9 @@ final class TaskDelivery: Sendable {
             }
             state.sendsInFlight += 1
         }
-        send(.complete(app: context.app, identifier: try! Identifier(validating: identifier), success: success))
+        let id = try! Identifier(validating: identifier)
+        send(answer.map { .answerPush(app: context.app, identifier: id, result: $0) }
+            ?? .complete(app: context.app, identifier: id, success: success))
     }
 
     /// Makes the command durable on the caller's thread (so the app may exit right after), then

@@ -109,7 +109,7 @@ enum DemoApps {
             try JSONSerialization.data(withJSONObject: ["weatherURL": stormy.weatherURL]).write(to: URL(fileURLWithPath: config))
             let manifest: [String: Any] = [
                 "id": stormyID, "executable": stormy.executable, "arguments": ["--config", config, "--every", "6"],
-                "permittedIdentifiers": [stormyRefresh], "backgroundModes": ["fetch"],
+                "permittedIdentifiers": [stormyRefresh], "backgroundModes": ["fetch", "remote-notification"],
             ]
             let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
             try writeManifest(data, to: "\(configDirectory)/apps/\(stormyID).json")

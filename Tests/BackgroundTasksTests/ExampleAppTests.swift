@@ -19,7 +19,7 @@ import Glibc
         let config = env.root + "/stormy-config.json"
         try env.writeJSON(["weatherURL": weatherURL], to: config)
         try env.addLibraryApp(Self.stormy, product: "Stormy", arguments: ["--config", config],
-                              identifiers: [Self.stormyRefresh], modes: ["fetch"])
+                              identifiers: [Self.stormyRefresh], modes: ["fetch", "remote-notification"])
     }
 
     private func noonTomorrow() -> Date {
@@ -79,6 +79,50 @@ import Glibc
         #expect(try pendingEarliest(env) == noonTomorrow())
     }
 
+    @Test func stormysStormWarningFetchesTheForecastAtOnceAndAnswersHowItWent() throws {
+        let env = try TestEnvironment()
+        let server = try LoopbackFileServer(root: env.root + "/www")
+        defer { server.stop() }
+        let weather = env.root + "/www/weather.json"
+        try setUpStormy(env, weatherURL: "http://127.0.0.1:\(server.port)/weather.json")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let warning = #"{"aps":{"content-available":1},"storm":{"region":"north"}}"#
+
+        // Stormy is not running: each warning launches it to check the weather now, not at noon.
+        let rounds: [(weather: String?, answer: String, says: String)] = [
+            (#"{"condition": "storm"}"#, "newData", "Stormy: notification: It's stormy outside! Take a photo of the sky."),
+            (#"{"condition": "sunny"}"#, "noData", "Stormy: the weather is sunny"),
+            (nil, "failed", "Stormy: the weather service answered 404"),
+        ]
+        for (index, round) in rounds.enumerated() {
+            if let text = round.weather {
+                try text.write(toFile: weather, atomically: true, encoding: .utf8)
+            } else {
+                try FileManager.default.removeItem(atPath: weather)
+            }
+            let sent = try env.bgctl("push", Self.stormy, "--payload", warning)
+            #expect(sent.status == 0, "\(sent)")
+            #expect(sent.stdout.contains("launched \(Self.stormy) (pid"), "\(sent)")
+            try env.waitUntil("warning \(index) to be answered", timeout: 20) { env.events(.completed).count == index + 1 }
+            let completed = try #require(env.events(.completed).last)
+            #expect(completed.kind == .remoteNotification)
+            #expect(completed.reason == round.answer)
+            // Its output reaches the log when it exits (stdout to a file is block-buffered).
+            try env.waitUntil("Stormy's log of warning \(index)") { env.appLog(Self.stormy).contains(round.says) }
+            try env.waitUntil("Stormy to exit") { env.events(.detached).count == index + 1 }
+        }
+        let log = env.appLog(Self.stormy)
+        #expect(log.components(separatedBy: "Stormy: storm warning for north; checking the forecast now").count == 4, "\(log)")
+        #expect(log.components(separatedBy: "Stormy: notification:").count == 2, "one notification, on the stormy day: \(log)")
+        #expect(server.requests.filter { $0 == "/weather.json" }.count == 3)
+        #expect(try env.requests().isEmpty, "a warning schedules nothing")
+        let apps = try env.bgctl("apps", "--json")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(apps.stdout.utf8)) as? [String: Any])
+        let stormy = (report["apps"] as? [[String: Any]])?.first { $0["id"] as? String == Self.stormy }
+        #expect(stormy?["lastPushResult"] as? String == "failed")
+    }
+
     @Test func stormyUploadsItsPhotoInTheBackgroundAndHearsWhenItIsDone() async throws {
         let env = try TestEnvironment()
         let server = try await LoopbackServer.start(routes: [
@@ -87,7 +131,7 @@ import Glibc
         let config = env.root + "/stormy-config.json"
         try env.writeJSON(["weatherURL": server.url("/weather.json"), "uploadURL": server.url("/sky")], to: config)
         try env.addLibraryApp(Self.stormy, product: "Stormy", arguments: ["--config", config],
-                              identifiers: [Self.stormyRefresh], modes: ["fetch"])
+                              identifiers: [Self.stormyRefresh], modes: ["fetch", "remote-notification"])
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         let photo = env.root + "/sky.jpg"

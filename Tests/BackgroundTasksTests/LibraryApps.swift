@@ -17,11 +17,13 @@ extension TestEnvironment {
         ], to: "\(config)/apps/\(id).json")
     }
 
-    /// The fixture app in `mode`, recording into ``fixtureRecord``.
+    /// The fixture app in `mode`, recording into ``fixtureRecord``; with `pushHandler` it also
+    /// registers its push handler (`--push`).
     func addFixture(mode: String, identifiers: [String] = [TestEnvironment.refreshID],
-                    permitted: [String]? = nil, modes: [String] = ["fetch", "processing"]) throws {
+                    permitted: [String]? = nil, modes: [String] = ["fetch", "processing"], pushHandler: Bool = false) throws {
         try addLibraryApp(Self.fixtureID, product: "TaskAppFixture",
-                          arguments: [mode, "--record=\(fixtureRecord)", "--ids=\(identifiers.joined(separator: ","))"],
+                          arguments: [mode, "--record=\(fixtureRecord)", "--ids=\(identifiers.joined(separator: ","))"]
+                              + (pushHandler ? ["--push"] : []),
                           identifiers: permitted ?? identifiers, modes: modes)
     }
 
@@ -78,4 +80,6 @@ struct FixtureEvent: Decodable, Equatable {
     var pid: Int32
     var time: Double
     var detail: String
+    /// `BGTASK_LAUNCH_REASON` of the process that recorded it, when the scheduler launched it.
+    var launchReason: String?
 }

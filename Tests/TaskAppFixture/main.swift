@@ -5,8 +5,8 @@ import BackgroundTasks
 import Foundation
 import Synchronization
 
-// Options come as `--record=PATH` and `--ids=a,b` (so a manifest's arguments can carry them);
-// the rest is the mode and its own arguments.
+// Options come as `--record=PATH`, `--ids=a,b` and `--push` (registers a push handler in any
+// mode), so a manifest's arguments can carry them; the rest is the mode and its own arguments.
 let options = CommandLine.arguments.dropFirst().filter { $0.hasPrefix("--") }
 let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
 func option(_ name: String) -> String? {
@@ -17,10 +17,14 @@ let scheduler = BGTaskScheduler.shared
 let recordPath = option("record")
 let recordLock = Mutex<Void>(())
 
-/// Appends one line to the record file.
+/// Appends one line to the record file, with why the scheduler launched this process, if it did.
 func record(_ event: String, _ identifier: String = "", _ detail: String = "") {
-    let time = Date().timeIntervalSince1970
-    let line = "{\"event\":\"\(event)\",\"identifier\":\"\(identifier)\",\"pid\":\(getpid()),\"time\":\(time),\"detail\":\"\(detail)\"}\n"
+    var fields: [String: Any] = ["event": event, "identifier": identifier, "pid": Int(getpid()),
+                                 "time": Date().timeIntervalSince1970, "detail": detail]
+    fields["launchReason"] = ProcessInfo.processInfo.environment["BGTASK_LAUNCH_REASON"]
+    // Serialised, so a detail may hold any text (a push's payload).
+    guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+    let line = String(decoding: data, as: UTF8.self) + "\n"
     recordLock.withLock { _ in
         guard let recordPath else { return }
         let fd = open(recordPath, O_WRONLY | O_APPEND | O_CREAT, 0o600)
@@ -39,7 +43,45 @@ func spin(until flag: borrowing Atomic<Bool>) {
     if x == 42 { print("") }
 }
 
+/// The push handler of `--push`: records the `userInfo` it gets, then answers what the payload's
+/// `"answer"` says (`newData` when absent). `"behaviour": "sleep"` makes it sleep past its budget
+/// and, once cancelled, answer `newData` anyway.
+func handlePush(_ userInfo: [AnyHashable: Any]) async -> BGApplication.BackgroundFetchResult {
+    var object: [String: Any] = [:]
+    for (key, value) in userInfo { object["\(key)"] = value }
+    let text = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+    record("push-received", "", text)
+    if userInfo["behaviour"] as? String == "sleep" {
+        await withTaskCancellationHandler {
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        } onCancel: {
+            record("push-cancelled")
+        }
+        record("push-returned", "", "newData")
+        return .newData
+    }
+    let answer: BGApplication.BackgroundFetchResult
+    switch userInfo["answer"] as? String {
+    case "noData": answer = .noData
+    case "failed": answer = .failed
+    default: answer = .newData
+    }
+    record("push-returned", "", "\(answer)")
+    return answer
+}
+
+if options.contains("--push") {
+    BGApplication.shared.registerForRemoteNotifications(didReceiveRemoteNotification: handlePush)
+}
+
 switch mode {
+case "push-register":
+    // Prints what registerForRemoteNotifications returns: first, a second time, after launching.
+    print("push: \(BGApplication.shared.registerForRemoteNotifications { _ in .newData })")
+    print("again: \(BGApplication.shared.registerForRemoteNotifications { _ in .noData })")
+    scheduler.finishLaunching()
+    print("late: \(BGApplication.shared.registerForRemoteNotifications { _ in .newData })")
+    exit(0)
 case "spin":
     // Callback handler that keeps its thread busy; the expiration must still arrive.
     for id in identifiers {

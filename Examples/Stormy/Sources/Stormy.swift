@@ -6,7 +6,8 @@ import FoundationNetworking
 #endif
 
 /// Stormy reminds you to photograph the sky on stormy days: every day at noon the scheduler
-/// wakes it, it checks the weather, and on a stormy day it posts a notification.
+/// wakes it, it checks the weather, and on a stormy day it posts a notification. A storm warning
+/// pushed by its server wakes it to check at once.
 ///
 /// To make it yours, change `appID` and `refreshIdentifier` (and the manifest to match).
 @main
@@ -37,6 +38,10 @@ struct Stormy: AsyncParsableCommand {
         let every = every
         scheduler.register(.appRefresh(Stormy.refreshIdentifier)) {
             await Stormy.refresh(settings, every: every)
+        }
+        // A storm warning from Stormy's server: check the forecast now rather than at noon.
+        BGApplication.shared.registerForRemoteNotifications { userInfo in
+            await Stormy.stormWarning(userInfo, settings)
         }
         // Launched because the photo upload ended: hear how, then the task is complete.
         scheduler.register(.urlSession(Stormy.uploadSessionIdentifier)) {
@@ -73,6 +78,18 @@ struct Stormy: AsyncParsableCommand {
         }
     }
 
+    /// A storm warning pushed by Stormy's server, such as
+    /// `{"aps":{"content-available":1},"storm":{"region":"north"}}`: the forecast is fetched at
+    /// once, with the daily check's code, and the answer says whether there was news.
+    static func stormWarning(_ userInfo: [AnyHashable: Any], _ settings: StormySettings) async -> BGApplication.BackgroundFetchResult {
+        let region = (userInfo["storm"] as? [String: Any])?["region"] as? String
+        print("Stormy: storm warning\(region.map { " for \($0)" } ?? ""); checking the forecast now")
+        guard let weather = await forecast(settings) else { return .failed }
+        guard weather.isStormy else { return .noData }
+        await notifyForPhoto()
+        return .newData
+    }
+
     /// Asks for a background app refresh at noon tomorrow (or `every` seconds from now).
     static func scheduleAppRefresh(every: Double? = nil) throws {
         let request = BGAppRefreshTaskRequest(identifier: refreshIdentifier)
@@ -86,9 +103,14 @@ struct Stormy: AsyncParsableCommand {
         return calendar.date(bySettingHour: 12, minute: 0, second: 0, of: tomorrow)!
     }
 
-    /// Asks the weather service. When the runtime runs out, the scheduler cancels this task, and
-    /// the request is cancelled with it.
+    /// Whether the weather service says it is stormy (not when it cannot be asked).
     static func isStormy(_ settings: StormySettings) async -> Bool {
+        await forecast(settings)?.isStormy ?? false
+    }
+
+    /// Asks the weather service; `nil` when it cannot say. When the runtime runs out, the
+    /// scheduler cancels this task, and the request is cancelled with it.
+    static func forecast(_ settings: StormySettings) async -> Weather? {
         do {
             let (data, response) = try await withTaskCancellationHandler {
                 try await URLSession.shared.data(from: settings.weatherURL)
@@ -97,14 +119,14 @@ struct Stormy: AsyncParsableCommand {
             }
             guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
                 print("Stormy: the weather service answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
-                return false
+                return nil
             }
             let weather = try JSONDecoder().decode(Weather.self, from: data)
             print("Stormy: the weather is \(weather.condition)")
-            return weather.isStormy
+            return weather
         } catch {
             print("Stormy: could not check the weather: \(error.localizedDescription)")
-            return false
+            return nil
         }
     }
 
