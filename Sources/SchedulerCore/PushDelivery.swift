@@ -4,7 +4,13 @@ import TaskState
 extension SchedulerState {
     /// The app's hourly push budget after cuts (at least one).
     public func pushBudget(of appID: Identifier) -> Int {
-        max(1, settings.pushBudgetPerHour - (apps[appID]?.pushBudgetCut ?? 0))
+        max(1, settings.pushBudgetPerHour - pushBudgetCut(of: appID))
+    }
+
+    /// The app's budget cut as recorded, within `0...pushBudgetPerHour`: `apps/<app>.json` is
+    /// input, and a number out of range must not reach the arithmetic.
+    func pushBudgetCut(of appID: Identifier) -> Int {
+        min(max(apps[appID]?.pushBudgetCut ?? 0, 0), settings.pushBudgetPerHour)
     }
 
     /// Pushes delivered to the app in the hour before `now`.
@@ -67,16 +73,18 @@ extension SchedulerState {
             guard let manifest = catalog.manifests[push.app] else { continue }
             let request = PendingRequest(app: push.app, identifier: push.id, kind: .remoteNotification,
                                          submittedAt: push.receivedAt, commandID: push.commandID)
-            if let index = plans.firstIndex(where: { $0.app == push.app }) {
+            let target = pushHandOverTarget(app: push.app)
+            // Into the app's launch of this turn when the same process takes both (the same
+            // attached process, or a new one for both); else a launch of its own.
+            if let index = plans.firstIndex(where: { $0.app == push.app && $0.pushPayload == nil && $0.handOver?.pid == target?.pid }) {
                 plans[index].requests.append(request)
                 plans[index].pushPayload = push.payload
-                if let target = plans[index].handOver, target.acceptsPushes != true { plans[index].handOver = nil }
                 continue
             }
             plans.append(LaunchPlan(
                 launchID: "\(push.app)-\(SafeNumber.int64(now.timeIntervalSince1970 * 1000, .down))-push", app: push.app,
                 manifest: manifest, requests: [request], reason: TaskKind.remoteNotification.rawValue, simulated: false,
-                handOver: pushHandOverTarget(app: push.app), pushPayload: push.payload))
+                handOver: target, pushPayload: push.payload))
         }
         return plans
     }
@@ -88,10 +96,12 @@ extension SchedulerState {
         return attached
     }
 
-    /// The launch that delivers `push` now, if nothing blocks it (the `push` command's own).
+    /// The launch that delivers `push` now, if nothing blocks it (the `push` command's own),
+    /// with the app's requests due now when one process takes both.
     func pushDelivery(_ push: HeldPush, at now: Date) -> LaunchPlan? {
         guard pushBlockers(for: push, at: now).isEmpty else { return nil }
-        return addingPushDeliveries(to: [], at: now).first { plan in plan.requests.contains { $0.identifier == push.id } }
+        let due = dueLaunches(at: now).filter { $0.app == push.app }
+        return addingPushDeliveries(to: due, at: now).first { plan in plan.requests.contains { $0.identifier == push.id } }
     }
 
     /// Held pushes past their expiration are dropped, each with an event.

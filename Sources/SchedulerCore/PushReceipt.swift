@@ -7,6 +7,8 @@ extension SchedulerState {
     public static let maximumHeldPushesPerApp = 64
     /// Message ids remembered per app for telling duplicates.
     static let rememberedPushMessageIDs = 64
+    /// How long after it was sent an `--expiration 0` push may still be delivered.
+    static let nowOnlyTolerance: TimeInterval = 10
 
     /// A push arrives (`push` command): dropped (app switched off, a duplicate, `--expiration 0`
     /// and blocked), or held, coalescing older held pushes of the same collapse group. A push that
@@ -20,6 +22,8 @@ extension SchedulerState {
             return .failure(.notPermitted("\(appID)'s manifest does not declare the 'remote-notification' background mode needed for pushes"))
         }
         if let problem = request.problem { return .failure(.invalidCommand(problem)) }
+        // What expired before this push came is dropped as expired, not counted as coalesced.
+        expireHeldPushes(at: now)
         var record = app(appID)
         if let messageID = request.messageID {
             if record.recentPushMessageIDs?.contains(messageID) == true {
@@ -45,8 +49,16 @@ extension SchedulerState {
                               message: "\(appID): push \(id) dropped: background work is switched off"))
             return .success(("dropped: background work is switched off for \(appID)", nil))
         }
-        // `--expiration 0` (a date at or before the command's issue): deliver now or never.
+        // `--expiration 0` (a date at or before the command's issue): deliver now or never. "Now"
+        // is when it was sent: one applied long after (queued while no scheduler ran) is dropped.
         let nowOnly = request.expiration.map { $0 <= command.issuedAt } ?? false
+        let lateBy = now.timeIntervalSince(command.issuedAt)
+        if nowOnly && lateBy > Self.nowOnlyTolerance {
+            self.record(Event(time: now, type: .pushDropped, app: appID, identifier: id, kind: .remoteNotification,
+                              command: command.id, reason: "expiration0",
+                              message: "\(appID): push \(id) dropped: expiration 0 and it arrived \(Self.seconds(lateBy.rounded(.down))) after it was sent"))
+            return .success(("dropped: expiration 0 and it arrived \(Self.seconds(lateBy.rounded(.down))) after it was sent", nil))
+        }
         if let expiration = request.expiration, !nowOnly, expiration <= now {
             self.record(Event(time: now, type: .pushExpired, app: appID, identifier: id, kind: .remoteNotification,
                               command: command.id, message: "\(appID): push \(id) expired before it arrived"))
@@ -81,13 +93,33 @@ extension SchedulerState {
         var count = 0
         for old in replaced {
             removePush(old.key)
-            if old.collapseGroup == newer.collapseGroup { count += old.coalescedCount + 1 }
+            // Saturating: a held push's count comes from a file.
+            if old.collapseGroup == newer.collapseGroup { count = min(count, HeldPush.maximumCoalescedCount) + min(max(old.coalescedCount, 0), HeldPush.maximumCoalescedCount) + 1 }
             let group = old.collapseID.map { " (collapse id \($0))" } ?? ""
             record(Event(time: now, type: .pushCoalesced, app: old.app, identifier: old.id, kind: .remoteNotification,
                          reason: newer.id.rawValue,
                          message: "\(old.app): held push \(old.id)\(group) replaced by newer \(newer.id)"))
         }
-        return count
+        return min(count, HeldPush.maximumCoalescedCount)
+    }
+
+    /// Drops held pushes that can never be delivered: of an app switched off (a file from before),
+    /// or whose manifest no longer declares `remote-notification`.
+    mutating func dropUndeliverablePushes(now: Date) {
+        for push in pushes.values.sorted(by: { $0.key < $1.key }) {
+            let reason: String
+            if !app(push.app).enabled {
+                reason = "background work is switched off"
+            } else if let manifest = catalog.manifests[push.app], !manifest.backgroundModes.contains(.remoteNotification) {
+                reason = "the manifest no longer declares the 'remote-notification' background mode"
+            } else {
+                continue
+            }
+            removePush(push.key)
+            record(Event(time: now, type: .pushDropped, app: push.app, identifier: push.id, kind: .remoteNotification,
+                         reason: reason == "background work is switched off" ? "appDisabled" : "notPermitted",
+                         message: "\(push.app): held push \(push.id) dropped: \(reason)"))
+        }
     }
 
     /// Drops every held push of an app whose background work was switched off.
@@ -122,7 +154,7 @@ extension SchedulerState {
             record.pushBudgetCut = nil
             record.pushNoDataInARow = nil
         case .noData:
-            let inARow = (record.pushNoDataInARow ?? 0) + 1
+            let inARow = min(max(record.pushNoDataInARow ?? 0, 0), 2) + 1
             if inARow >= 3 {
                 record.pushNoDataInARow = nil
                 setApp(record)
@@ -139,8 +171,9 @@ extension SchedulerState {
     /// Cuts the app's hourly push budget by one (never under one push an hour).
     mutating func cutPushBudget(of appID: Identifier, why: String, now: Date) {
         var record = app(appID)
-        let cut = min((record.pushBudgetCut ?? 0) + 1, settings.pushBudgetPerHour - 1)
-        guard cut > (record.pushBudgetCut ?? 0) else { return }
+        let current = pushBudgetCut(of: appID)
+        let cut = min(current + 1, settings.pushBudgetPerHour - 1)
+        guard cut > current else { return }
         record.pushBudgetCut = cut
         setApp(record)
         self.record(Event(time: now, type: .throttled, app: appID, reason: "pushBudget",

@@ -31,6 +31,7 @@ extension SchedulerState {
     public mutating func effectsOfTime(at now: Date, busyTransfers: Set<TaskKey> = []) -> [SchedulerEffect] {
         var effects = expire(at: now)
         expireHeldPushes(at: now)
+        dropUndeliverablePushes(now: now)
         let plans = addingPushDeliveries(to: dueLaunches(at: now), at: now)
         effects += (plans + dueSessionLaunches(at: now, excluding: Set(plans.map(\.app)))).map(SchedulerEffect.launch)
         forgetFinishedTransfers(at: now)

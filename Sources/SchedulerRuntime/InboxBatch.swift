@@ -78,7 +78,13 @@ extension SchedulerDaemon {
                     } else {
                         result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
                     }
-                case .failure(let error): result.outcome.error = error.refusal
+                case .failure(let error):
+                    if case .push = command.action, let id = result.outcome.identifier {
+                        // Applied all the same: the push was received, then dropped (an event says so).
+                        result.outcome.message = "dropped \(id): \(error.message)"
+                    } else {
+                        result.outcome.error = error.refusal
+                    }
                 }
             }
             queueOutcome(result.outcome, now: now)

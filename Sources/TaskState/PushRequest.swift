@@ -44,7 +44,13 @@ public struct PushRequest: Hashable, Sendable {
                 return "\(name) contains a control character"
             }
         }
-        if let source, source.utf8.count > 2048 { return "source is longer than 2048 bytes" }
+        if let source {
+            if source.utf8.count > 2048 { return "source is longer than 2048 bytes" }
+            // It is shown in events, `bgctl` and `bgtop`: no terminal escapes from an inbox writer.
+            if source.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+                return "source contains a control character"
+            }
+        }
         return nil
     }
 }
@@ -85,10 +91,38 @@ public struct HeldPush: Codable, Hashable, Sendable {
 
     public var key: TaskKey { TaskKey(app: app, identifier: id) }
 
+    /// The largest `coalescedCount` kept: the count saturates there.
+    public static let maximumCoalescedCount = 1_000_000_000
+
     /// Spelled as the `push` command and `bgctl list --json` spell them.
     enum CodingKeys: String, CodingKey {
         case app, id, payload, priority, receivedAt, expiresAt, source, coalescedCount, commandID
         case collapseID = "collapseId", messageID = "messageId"
+    }
+
+    /// Checks what a file could get wrong as the `push` command is checked: `pushes/` is input.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        app = try container.decode(Identifier.self, forKey: .app)
+        id = try container.decode(Identifier.self, forKey: .id)
+        payload = try container.decode(PushPayload.self, forKey: .payload)
+        priority = try container.decode(PushPriority.self, forKey: .priority)
+        receivedAt = try container.decode(Date.self, forKey: .receivedAt)
+        expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
+        collapseID = try container.decodeIfPresent(String.self, forKey: .collapseID)
+        messageID = try container.decodeIfPresent(String.self, forKey: .messageID)
+        source = try container.decodeIfPresent(String.self, forKey: .source)
+        coalescedCount = try container.decodeIfPresent(Int.self, forKey: .coalescedCount) ?? 0
+        commandID = try container.decodeIfPresent(String.self, forKey: .commandID)
+        guard (0...Self.maximumCoalescedCount).contains(coalescedCount) else {
+            throw DecodingError.dataCorruptedError(forKey: .coalescedCount, in: container,
+                                                   debugDescription: "coalescedCount must be from 0 to \(Self.maximumCoalescedCount), not \(coalescedCount)")
+        }
+        if let problem = PushRequest(app: app, payload: payload, collapseID: collapseID, messageID: messageID, source: source).problem {
+            // Named by its field, so the error is not taken for unreadable JSON.
+            let key: CodingKeys = problem.hasPrefix("collapse id") ? .collapseID : problem.hasPrefix("message id") ? .messageID : .source
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem)
+        }
     }
 
     /// Held pushes with the same group replace each other.

@@ -35,7 +35,9 @@ struct PushCommand: ParsableCommand {
             expiration: try expiration.map { try Self.expiration($0, now: now) }, collapseID: collapseID, messageID: messageID,
             source: "bgctl")
         if let problem = request.problem { throw ValidationError(problem) }
-        try CommandSender(locations: locations).send(.push(request))
+        // "Deliver now or drop" means nothing once queued for a scheduler that is not running.
+        let nowOnly = request.expiration.map { $0 <= now } ?? false
+        try CommandSender(locations: locations).send(.push(request), needsScheduler: nowOnly)
     }
 
     private func readPayload() throws -> PushPayload {
