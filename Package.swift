@@ -40,6 +40,11 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 // HMAC-SHA256 of launch tokens (``LaunchKey``).
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The push subscriptions' streams (``PushStream``).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // The HTTP rules of transfers as pure functions (RFC 9110 ranges, validators, redirects,
