@@ -57,13 +57,20 @@ final class TopicHub: Sendable {
         stream.messagesSent += 1
         if let limit = stream.closeAfter, stream.messagesSent >= limit {
             let channel = stream.channel
-            channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
+            later(channel) { channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) } }
         }
         return stream
     }
 
+    /// Runs `body` on the channel's event loop as a task of its own, also when called there:
+    /// writes decided under the lock happen in the order decided, and a close they cause
+    /// (``forget(_:)``) never finds the lock held.
+    static func later(_ channel: any Channel, _ body: @escaping @Sendable () -> Void) {
+        channel.eventLoop.execute(body)
+    }
+
     static func write(_ text: String, on channel: any Channel) {
-        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: text))), promise: nil)
+        later(channel) { channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: text))), promise: nil) }
     }
 
     /// Writes a bad line into every open stream of `topic`.
@@ -82,8 +89,11 @@ final class TopicHub: Sendable {
                     let line = TopicMessage.line(["id": TopicMessage.newID(), "event": "message", "topic": topic,
                                                   "message": #"{"aps":{"content-available":1}}"#])
                     // Flushed, then closed without the chunked body's last chunk: an abrupt end.
-                    channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: String(line.prefix(line.count / 2))))))
-                        .whenComplete { _ in channel.close(promise: nil) }
+                    let half = String(line.prefix(line.count / 2))
+                    Self.later(channel) {
+                        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: half))))
+                            .whenComplete { _ in channel.close(promise: nil) }
+                    }
                 }
             }
         }
@@ -124,7 +134,8 @@ final class TopicHub: Sendable {
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "application/x-ndjson; charset=utf-8")
             headers.add(name: "Cache-Control", value: "no-cache")
-            channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)), promise: nil)
+            let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)
+            Self.later(channel) { channel.write(HTTPServerResponsePart.head(head), promise: nil) }
             Self.write(TopicMessage.eventLine("open", topic: topic, now: Date()) + "\n", on: channel)
             var stream = OpenStream(channel: channel, topic: topic, closeAfter: state.faults.closeAfterMessages)
             for message in backlog { stream = Self.send(message, on: stream) }
@@ -159,10 +170,12 @@ final class TopicHub: Sendable {
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Content-Length", value: String(body.utf8.count))
         if !keepAlive { headers.add(name: "Connection", value: "close") }
-        channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status),
-                                                                   headers: headers)), promise: nil)
-        channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
-        let ended = channel.writeAndFlush(HTTPServerResponsePart.end(nil))
-        if !keepAlive { ended.whenComplete { _ in channel.close(promise: nil) } }
+        let head = HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers)
+        later(channel) {
+            channel.write(HTTPServerResponsePart.head(head), promise: nil)
+            channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
+            let ended = channel.writeAndFlush(HTTPServerResponsePart.end(nil))
+            if !keepAlive { ended.whenComplete { _ in channel.close(promise: nil) } }
+        }
     }
 }
