@@ -35,16 +35,14 @@ final class SubscriptionStatusFile: Sendable {
         status.withLock { $0.streams.first { $0.url == url } }
     }
 
-    /// Makes the file list exactly `urls`, in order, keeping what was known of each; writes it.
+    /// Makes the file list exactly `urls`, in order, keeping what was known of each; writes it
+    /// when that changes it (a reload of other manifests leaves it alone).
     func follow(urls: [String]) throws(StateError) {
         try status.withLock { (status: inout SubscriptionStatus) throws(StateError) in
             let known = Dictionary(status.streams.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
-            status.streams = urls.map { url in
-                var stream = known[url] ?? SubscriptionStatus.Stream(url: url)
-                stream.state = .connecting
-                return stream
-            }
-            try write(status)
+            let before = status.streams
+            status.streams = urls.map { known[$0] ?? SubscriptionStatus.Stream(url: $0) }
+            if status.streams != before || !StateFiles.exists(path) { try write(status) }
         }
     }
 

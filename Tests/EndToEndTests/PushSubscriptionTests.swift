@@ -161,6 +161,9 @@ import Glibc
             #expect(([first] + missed).map { Self.received(env, $0) } == [1, 1, 1])
             #expect(env.events(.pushDropped).isEmpty)
             try await env.eventually("the app to exit") { try env.tasks().isEmpty }
+            #expect(daemon.stop() == 0, "SIGTERM stops the scheduler with its stream open")
+            try await env.eventually("the stream to close with it") { server.openStreams(of: Self.topic) == 0 }
+            #expect(env.events(.daemonStopped).count == 1)
         }
     }
 

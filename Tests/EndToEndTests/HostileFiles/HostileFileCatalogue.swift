@@ -48,6 +48,8 @@ struct HostilePath: CustomStringConvertible, Sendable {
         HostilePath(base: .state, relative: "transfers/\(app)/\(app).dl.json"),
         HostilePath(base: .state, relative: "transfers/\(app)/\(app).dl.progress"),
         HostilePath(base: .state, relative: "apps/\(app).json", sample: #"{"id":"com.example.hostile","enabled":true}"#),
+        HostilePath(base: .state, relative: "subscriptions/\(app).json",
+                    sample: #"{"app":"com.example.hostile","streams":[{"url":"http://127.0.0.1:9/t","state":"connected","failures":0}]}"#),
         HostilePath(base: .state, relative: "outcomes/0000-hostile.json"),
         HostilePath(base: .state, relative: "inbox/new/0000-hostile.json",
                     sample: #"{"format":1,"id":"0000-hostile","issuedAt":"2026-11-22T10:00:00Z","type":"status"}"#),
