@@ -134,7 +134,8 @@ let package = Package(
         .executableTarget(name: "TaskAppFixture", dependencies: ["BackgroundTasks"], path: "Tests/TaskAppFixture"),
         // Starting the real binaries from tests: spawning with a clean signal mask, private state dirs.
         .target(name: "TestSupport", dependencies: ["TaskState", "CLinuxSupport"], path: "Tests/TestSupport"),
-        // A loopback HTTP/1.1 file server with fault injection, for tests, benchmarks and `bgtop --demo`.
+        // A loopback HTTP/1.1 file server and a loopback ntfy push server (PushTopicServer), both with
+        // fault injection, for tests, benchmarks and `bgtop --demo`.
         .target(
             name: "LoopbackServer",
             dependencies: [

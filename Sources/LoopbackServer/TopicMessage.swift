@@ -8,6 +8,7 @@ public struct TopicMessage: Hashable, Sendable {
     public var time: Int
     /// Unix seconds when the server forgets it (ntfy's default cache duration is 12 hours).
     public var expires: Int
+    /// The topic it was published on.
     public var topic: String
     /// The body as published.
     public var message: String
@@ -50,26 +51,4 @@ public struct TopicMessage: Hashable, Sendable {
         default: return nil
         }
     }
-}
-
-/// One subscribe request (`GET /<topic>/json`) as the server saw it, for tests to check what a
-/// client sent when it (re)connected.
-public struct SubscribeRecord: Hashable, Sendable {
-    public var topic: String
-    /// The `since` query parameter, as sent (`nil` without one).
-    public var since: String?
-    /// The `Authorization` header, as sent.
-    public var authorization: String?
-    /// The status answered.
-    public var status: Int
-}
-
-/// A bad line a ``PushTopicServer`` writes into the open streams of a topic, on request.
-public enum LineFault: Hashable, Sendable {
-    /// A line that is not JSON.
-    case garbage
-    /// A line of `bytes` bytes (a valid JSON message, too long for a careful client).
-    case huge(bytes: Int)
-    /// Half of a message line, then the connection closes.
-    case closeMidLine
 }
