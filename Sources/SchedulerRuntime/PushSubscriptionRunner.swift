@@ -8,9 +8,9 @@ import TaskState
 /// The daemon's push subscribers: one ``PushStream`` per subscription of every loaded manifest,
 /// started, stopped and restarted as manifests come, go and change.
 ///
-/// The streams run on threads of their own (never the loop's); what they have to say reaches
-/// the loop as events through a queue, announced by `wake` (the loop's notifier), as the
-/// transfer engine's do. Without subscriptions there is no client, no thread and no timer.
+/// The streams run on an event loop of their own (never the scheduler's loop); what they have to
+/// say reaches the loop as events through a queue, announced by `wake` (the loop's notifier), as
+/// the transfer engine's do. Until the first subscription there is no client and no thread.
 final class PushSubscriptionRunner {
     private struct StreamKey: Hashable {
         var app: Identifier
@@ -20,9 +20,8 @@ final class PushSubscriptionRunner {
     private let paths: StatePaths
     private let queue = ReportedEvents()
     private let wake: @Sendable () -> Void
-    private let executor = DispatchTaskExecutor(label: "PushSubscriptions")
     private var connection: SubscriptionClient?
-    private var streams: [StreamKey: Task<Void, Never>] = [:]
+    private var streams: [StreamKey: PushStream] = [:]
     private var statusFiles: [Identifier: SubscriptionStatusFile] = [:]
 
     /// `wake` is called, from any thread, when events are waiting in ``takeEvents()``.
@@ -41,8 +40,8 @@ final class PushSubscriptionRunner {
             // One stream per URL: a second entry for the same topic would deliver each message twice.
             wanted[app] = manifest.push.filter { seen.insert($0.ntfy).inserted }
         }
-        for (key, task) in streams where wanted[key.app]?.contains(key.subscription) != true {
-            task.cancel()
+        for (key, stream) in streams where wanted[key.app]?.contains(key.subscription) != true {
+            stream.stop()
             streams[key] = nil
         }
         for app in statusFiles.keys where wanted[app] == nil { statusFiles[app] = nil }
@@ -71,32 +70,26 @@ final class PushSubscriptionRunner {
 
     /// Stops every stream and the client, and waits (a few seconds at most) for them to let go.
     func shutdown() {
-        let tasks = Array(streams.values)
+        let stopping = streams.values.map { $0.stop() }
         streams.removeAll()
-        for task in tasks { task.cancel() }
         guard let connection else { return }
         self.connection = nil
-        let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: executor) {
-            // The client first: it fails whatever request a stream is waiting on.
-            await connection.close()
-            for task in tasks { await task.value }
-            done.signal()
-        }
-        _ = done.wait(timeout: .now() + 10)
+        _ = try? EventLoopFuture.andAllComplete(stopping, on: connection.loop).wait()
+        connection.close()
     }
 
     private func start(_ subscription: PushSubscription, of app: Identifier, statusFile: SubscriptionStatusFile) {
         let connection = self.connection ?? SubscriptionClient()
         self.connection = connection
-        let client = connection.client
         let queue = queue
         let wake = wake
-        let stream = PushStream(app: app, subscription: subscription, client: client, paths: paths, statusFile: statusFile) { event in
+        let stream = PushStream(app: app, subscription: subscription, client: connection.client, loop: connection.loop,
+                                paths: paths, statusFile: statusFile) { event in
             queue.events.withLock { $0.append(event) }
             wake()
         }
-        streams[StreamKey(app: app, subscription: subscription)] = Task(executorPreference: executor) { await stream.run() }
+        streams[StreamKey(app: app, subscription: subscription)] = stream
+        stream.start()
     }
 
     /// The status file of `app`, carrying over the cursors the last scheduler left.
@@ -128,9 +121,12 @@ private final class ReportedEvents: Sendable {
 private final class SubscriptionClient: Sendable {
     let client: HTTPClient
     private let group: MultiThreadedEventLoopGroup
+    /// The one loop every stream and its connections run on.
+    let loop: any EventLoop
 
     init() {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        loop = group.next()
         var configuration = HTTPClient.Configuration(
             // A redirect would carry the Authorization header to wherever it points: refused.
             redirectConfiguration: .disallow,
@@ -139,11 +135,11 @@ private final class SubscriptionClient: Sendable {
             decompression: .disabled)
         configuration.connectionPool = .init(idleTimeout: .seconds(5))
         client = HTTPClient(eventLoopGroup: group, configuration: configuration)
-        self.group = group
     }
 
-    func close() async {
-        try? await client.shutdown()
-        try? await group.shutdownGracefully()
+    /// Shuts the client down, then stops the thread; called from the scheduler's loop thread.
+    func close() {
+        _ = try? client.shutdown().wait()
+        try? group.syncShutdownGracefully()
     }
 }
