@@ -105,9 +105,16 @@ import Glibc
             try await env.eventually("the cursor to pass it") { Self.status(env)?.lastMessageID == chatter }
             #expect(env.events(.pushReceived).count == 2)
 
-            // The manifest drops the subscription: its stream closes.
+            // The manifest drops the subscription: its stream closes. Named again, it resumes
+            // after its cursor: nothing published meanwhile is missed.
             try Self.writeManifest(env, push: [])
             try await env.eventually("the stream to close") { server.openStreams(of: Self.topic) == 0 }
+            let meanwhile = server.publish(topic: Self.topic, message: Self.storm)
+            try Self.writeManifest(env, push: [url])
+            try await env.eventually("the message published meanwhile") { Self.received(env, meanwhile) == 1 }
+            #expect(server.subscribeRequests.map(\.since) == [nil, chatter])
+            try Self.writeManifest(env, push: [])
+            try await env.eventually("the stream to close again") { server.openStreams(of: Self.topic) == 0 }
             try await env.eventually("the app to exit") { try env.tasks().isEmpty }
             #expect(daemon.stop() == 0)
         }
@@ -217,6 +224,11 @@ import Glibc
             #expect(failing.nextAttemptAt != nil)
             #expect(server.subscribeRequests.first?.authorization == "Bearer tk_wrong", "trimmed, one line")
             #expect(!Self.subscriptionEvents(env, containing: "failed (2 in a row)").isEmpty)
+            let apps = try env.bgctl("apps", "--json")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(apps.stdout.utf8)) as? [String: Any])
+            let shown = try #require(((report["apps"] as? [[String: Any]])?.first?["pushSubscriptions"] as? [[String: Any]])?.first)
+            #expect(shown["state"] as? String == "failing", "bgctl apps shows it: \(shown)")
+            #expect(shown["lastError"] as? String == "the server answered HTTP 401 Unauthorized")
 
             try "Bearer tk_right".write(toFile: tokenFile, atomically: true, encoding: .utf8)
             chmod(tokenFile, 0o600)
