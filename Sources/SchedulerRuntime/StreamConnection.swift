@@ -66,6 +66,7 @@ final class StreamConnection: HTTPClientResponseDelegate, @unchecked Sendable {
         return loop.makeSucceededVoidFuture()
     }
 
+    /// The task's future carries the error to ``PushStream``, which asks ``end(error:)``.
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {}
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
