@@ -40,6 +40,11 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 // HMAC-SHA256 of launch tokens (``LaunchKey``).
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The push subscriptions' streams (``PushStream``).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // The HTTP rules of transfers as pure functions (RFC 9110 ranges, validators, redirects,
@@ -129,7 +134,8 @@ let package = Package(
         .executableTarget(name: "TaskAppFixture", dependencies: ["BackgroundTasks"], path: "Tests/TaskAppFixture"),
         // Starting the real binaries from tests: spawning with a clean signal mask, private state dirs.
         .target(name: "TestSupport", dependencies: ["TaskState", "CLinuxSupport"], path: "Tests/TestSupport"),
-        // A loopback HTTP/1.1 file server with fault injection, for tests, benchmarks and `bgtop --demo`.
+        // A loopback HTTP/1.1 file server and a loopback ntfy push server (PushTopicServer), both with
+        // fault injection, for tests, benchmarks and `bgtop --demo`.
         .target(
             name: "LoopbackServer",
             dependencies: [

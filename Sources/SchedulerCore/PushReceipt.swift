@@ -39,7 +39,8 @@ extension SchedulerState {
             setApp(record)
         }
         let id = HeldPush.newID()
-        let from = request.source.map { " from \($0)" } ?? ""
+        // The message id is named so a push server's messages can be told apart in the log.
+        let from = (request.source.map { " from \($0)" } ?? "") + (request.messageID.map { " (message \($0))" } ?? "")
         self.record(Event(time: now, type: .pushReceived, app: appID, identifier: id, kind: .remoteNotification,
                           command: command.id, reason: "priority \(request.priority.rawValue)",
                           message: "\(appID): push \(id) received\(from) (priority \(request.priority.rawValue), \(request.payload.text.utf8.count) bytes)"))

@@ -48,6 +48,8 @@ public final class SchedulerDaemon {
     /// Sends expiration signals at the deadline, whatever the loop is doing.
     let alarm: ExpiryAlarm
     var transferRunner: TransferRunner!
+    /// The streams of the manifests' push subscriptions.
+    var pushSubscriptions: PushSubscriptionRunner!
     /// Transfer attempts to start, pause or cancel once the turn's state is committed.
     var transferActions: [TransferAction] = []
     var state: SchedulerState
@@ -144,6 +146,7 @@ public final class SchedulerDaemon {
         state.updateCatalog(ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
         let notifier = wait.notifier
         transferRunner = TransferRunner(paths: paths) { notifier.wake() }
+        pushSubscriptions = PushSubscriptionRunner(paths: paths) { notifier.wake() }
         state.requeueInterruptedTransfers(now: now)
         takeOverProcesses(now: now, lastCommitAt: snapshot.heartbeat?.updatedAt)
         outcomeRetention = OutcomeRetention.load(paths.outcomes, retentionSeconds: settings.outcomeRetentionSeconds)
@@ -157,6 +160,8 @@ public final class SchedulerDaemon {
     /// Runs until SIGTERM or SIGINT. Returns the exit status.
     public func run() -> Int32 {
         do {
+            // Started here, not at init: a scheduler that never runs opens no stream.
+            pushSubscriptions.follow(state.catalog.manifests)
             try turn(Date(), wake: KernelWait.Wake())
             while !stopping {
                 let wake = wait.wait()
@@ -166,6 +171,9 @@ public final class SchedulerDaemon {
             // Running transfers stop where they are; the next scheduler resumes them.
             transferRunner.shutdown()
             applyTransferEvents(now: Date())
+            // Streams end where they are; the next scheduler resumes each after its cursor.
+            pushSubscriptions.shutdown()
+            applyPushSubscriptionEvents()
             let now = Date()
             state.record(Event(time: now, type: .daemonStopped, pid: getpid(),
                                message: "bgtaskd stopped; \(state.tasks.count) running task(s) left to finish on their own"))
@@ -175,6 +183,7 @@ public final class SchedulerDaemon {
         } catch {
             alarm.stop()
             transferRunner.shutdown()
+            pushSubscriptions.shutdown()
             let full = (error as? StateError)?.isNoSpace == true ? "the disk is full: " : ""
             logger.critical("stopping: \(full)\(error)")
             return 1
@@ -203,7 +212,10 @@ public final class SchedulerDaemon {
             }
         }
         if wake.stopRequested { stopping = true }
-        if wake.notified { applyTransferEvents(now: now) }
+        if wake.notified {
+            applyTransferEvents(now: now)
+            applyPushSubscriptionEvents()
+        }
         exits += wake.exitedPIDs.map { ProcessExit(pid: $0, status: .unknown) }
         if wake.changes.contains(where: { $0.directory.hasSuffix("/apps") || $0.directory.isEmpty }) {
             reloadManifests(now: now)

@@ -58,6 +58,12 @@ extension SchedulerDaemon {
 
     func reloadManifests(now: Date) {
         state.updateCatalog(ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
+        pushSubscriptions.follow(state.catalog.manifests)
+    }
+
+    /// Takes what the push subscriptions' streams reported since the last turn.
+    func applyPushSubscriptionEvents() {
+        for event in pushSubscriptions.takeEvents() { state.record(event) }
     }
 
     func probeConditions(now: Date) {
