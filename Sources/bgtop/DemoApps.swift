@@ -32,6 +32,8 @@ enum DemoApps {
         var identifiers: [String]
         var modes: [String]
         var script: String
+        /// Subscribes to the demo's push topic.
+        var push = false
     }
 
     static let apps: [App] = [
@@ -68,6 +70,15 @@ enum DemoApps {
         work 1
         for id in $BGTASK_TASK_IDS; do complete "$id" true; done
         """#),
+        App(id: "com.example.alerts", identifiers: [], modes: ["remote-notification"], script: #"""
+        # Woken by the demo's push server (its manifest subscribes to the storm-warnings topic):
+        # it answers noData two times in three, so its push budget is soon cut (bgctl apps).
+        work 1
+        for id in $BGTASK_TASK_IDS; do
+          if (( RANDOM % 3 )); then result=noData; else result=newData; fi
+          send "\"type\":\"answerPush\",\"app\":\"$BGTASK_APP_ID\",\"identifier\":\"$id\",\"fetchResult\":\"$result\""
+        done
+        """#, push: true),
         // Apps whose only background work is their transfers.
         App(id: "com.example.podcasts", identifiers: [], modes: ["fetch"], script: "exit 0"),
         App(id: "com.example.maps", identifiers: [], modes: ["fetch"], script: "exit 0"),
@@ -98,8 +109,10 @@ enum DemoApps {
     """#
 
     /// Writes the settings, the scripts and every manifest. With `stormy` (its executable and
-    /// the weather URL) Stormy takes the weather app's place, checking every six seconds.
-    static func write(root: String, configDirectory: String, stormy: (executable: String, weatherURL: String)?) throws {
+    /// the weather URL) Stormy takes the weather app's place, checking every six seconds. Stormy
+    /// and the alerts app subscribe to `pushTopic`.
+    static func write(root: String, configDirectory: String, stormy: (executable: String, weatherURL: String)?,
+                      pushTopic: String) throws {
         try settings.write(toFile: "\(configDirectory)/settings.json", atomically: true, encoding: .utf8)
         chmod("\(configDirectory)/settings.json", 0o644)
         let libraryPath = "\(root)/demo-lib.sh"
@@ -110,6 +123,7 @@ enum DemoApps {
             let manifest: [String: Any] = [
                 "id": stormyID, "executable": stormy.executable, "arguments": ["--config", config, "--every", "6"],
                 "permittedIdentifiers": [stormyRefresh], "backgroundModes": ["fetch", "remote-notification"],
+                "push": [["ntfy": pushTopic]],
             ]
             let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
             try writeManifest(data, to: "\(configDirectory)/apps/\(stormyID).json")
@@ -118,9 +132,10 @@ enum DemoApps {
             let scriptPath = "\(root)/\(app.id).sh"
             try ("#!/bin/bash\n. '\(libraryPath)'\n" + app.script + "\n").write(toFile: scriptPath, atomically: true, encoding: .utf8)
             chmod(scriptPath, 0o755)
-            let manifest: [String: Any] = [
+            var manifest: [String: Any] = [
                 "id": app.id, "executable": scriptPath, "permittedIdentifiers": app.identifiers, "backgroundModes": app.modes,
             ]
+            if app.push { manifest["push"] = [["ntfy": pushTopic]] }
             let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
             try writeManifest(data, to: "\(configDirectory)/apps/\(app.id).json")
         }

@@ -13,14 +13,16 @@ final class DemoEnvironment {
     let configDirectory: String
     private let scheduler: SchedulerThread
     private let transfers: DemoTransfers
+    private let pushes: DemoPushes
     private var stopped = false
 
-    private init(root: String, scheduler: SchedulerThread, transfers: DemoTransfers) {
+    private init(root: String, scheduler: SchedulerThread, transfers: DemoTransfers, pushes: DemoPushes) {
         self.root = root
         stateDirectory = root + "/state"
         configDirectory = root + "/config"
         self.scheduler = scheduler
         self.transfers = transfers
+        self.pushes = pushes
     }
 
     static func start() throws -> DemoEnvironment {
@@ -33,14 +35,22 @@ final class DemoEnvironment {
         }
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let transfers: DemoTransfers
+        let pushes: DemoPushes
         do {
             transfers = try DemoTransfers.start(root: root)
         } catch {
             try? FileManager.default.removeItem(atPath: root)
             throw error
         }
+        do {
+            pushes = try DemoPushes.start()
+        } catch {
+            transfers.stop()
+            try? FileManager.default.removeItem(atPath: root)
+            throw error
+        }
         let stormy = DemoApps.stormyExecutable.map { (executable: $0, weatherURL: transfers.weatherURL) }
-        try DemoApps.write(root: root, configDirectory: config, stormy: stormy)
+        try DemoApps.write(root: root, configDirectory: config, stormy: stormy, pushTopic: pushes.topicURL)
 
         let logPath = root + "/bgtaskd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -50,11 +60,12 @@ final class DemoEnvironment {
             daemon = try SchedulerDaemon(stateDirectory: state, configDirectory: config, logger: logger, signals: [SIGCHLD])
         } catch {
             transfers.stop()
+            pushes.stop()
             try? FileManager.default.removeItem(atPath: root)
             throw error
         }
         let thread = SchedulerThread(daemon: daemon)
-        let environment = DemoEnvironment(root: root, scheduler: thread, transfers: transfers)
+        let environment = DemoEnvironment(root: root, scheduler: thread, transfers: transfers, pushes: pushes)
         let inbox = Inbox(paths: StatePaths(root: state))
         let now = Date()
         for command in DemoApps.initialCommands(now: now, stormy: stormy != nil) + transfers.initialCommands(root: root, now: now) {
@@ -70,6 +81,7 @@ final class DemoEnvironment {
         stopped = true
         scheduler.stop()
         transfers.stop()
+        pushes.stop()
         let paths = StatePaths(root: stateDirectory)
         for task in StateSnapshot.load(paths).tasks {
             if let group = task.processGroup { kill(-group, SIGKILL) } else { kill(task.pid, SIGKILL) }

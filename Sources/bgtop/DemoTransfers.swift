@@ -24,7 +24,7 @@ struct DemoTransfers {
         try Data(#"{"condition": "storm"}"#.utf8).write(to: URL(fileURLWithPath: root + "/weather.json"))
         let photo = root + "/IMG_2041.heic"
         try Data((0..<6_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: photo))
-        let server = try Self.wait { try await LoopbackServer.start(routes: routes) }
+        let server = try DemoAsync.wait { try await LoopbackServer.start(routes: routes) }
         return DemoTransfers(server: server)
     }
 
@@ -52,36 +52,6 @@ struct DemoTransfers {
     var weatherURL: String { server.url("/weather.json") }
 
     func stop() {
-        try? Self.wait { await server.shutdown() }
-    }
-
-    /// Runs async work from the synchronous start-up and shutdown of the demo.
-    private static func wait<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let done = DispatchSemaphore(value: 0)
-        let result = ResultBox<T>()
-        Task {
-            do { result.set(.success(try await work())) } catch { result.set(.failure(error)) }
-            done.signal()
-        }
-        done.wait()
-        return try result.get()
-    }
-}
-
-/// Carries a result from a `Task` to the thread waiting for it.
-private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    private var result: Result<T, any Error>?
-    private let lock = NSLock()
-
-    func set(_ value: Result<T, any Error>) {
-        lock.lock()
-        result = value
-        lock.unlock()
-    }
-
-    func get() throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try result!.get()
+        try? DemoAsync.wait { await server.shutdown() }
     }
 }
