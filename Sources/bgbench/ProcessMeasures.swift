@@ -57,26 +57,6 @@ enum SiblingBinary {
     }
 }
 
-/// Runs async work from the synchronous command and waits for it (the main thread is not one of
-/// the concurrency pool's threads, so blocking it starves nothing).
-func blockingAwait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let slot = AwaitSlot<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        let outcome: Result<T, any Error>
-        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-        slot.value.withLock { $0 = outcome }
-        done.signal()
-    }
-    done.wait()
-    return try slot.value.withLock { $0! }.get()
-}
-
-/// Where ``blockingAwait(_:)`` leaves the result.
-private final class AwaitSlot<T: Sendable>: Sendable {
-    let value = Mutex<Result<T, any Error>?>(nil)
-}
-
 extension Duration {
     var seconds: Double {
         let parts = components

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoopbackServer
 
 /// `bgbench push`: push -> handler running, beside the launch latency of a due refresh in the
 /// same run (the peer: what the same scheduler does for its own timer).
@@ -10,7 +11,8 @@ struct PushBench: InterruptibleBench {
         discussion: """
         Each row sends one push to each of --count stopped apps, one after another (the launch path: bgtaskd starts the
         app); the time is from sending to the first line of the app's bash script. Rows: `bgctl push` (a process per
-        push), a push command written straight into the inbox, and the peer: app refresh requests coming due, from
+        push), a push command written straight into the inbox, a message published on a loopback ntfy server the app's
+        manifest subscribes to, and the peer: app refresh requests coming due, from
         earliestBeginDate to the app running. Uses bgtaskd and bgctl from bgbench's own build folder. See docs/performance.md.
         """)
 
@@ -42,12 +44,16 @@ struct PushBench: InterruptibleBench {
         let latency = PushLatency(workspace: workspace, scheduler: scheduler, count: count)
         let viaBgctl = try latency.run(.bgctl(bgctl), name: "bgctl")
         let viaInbox = try latency.run(.inbox, name: "inbox")
+        let server = try blockingAwait { try await PushTopicServer.start() }
+        let viaStream = try latency.run(.stream(server), name: "stream")
+        try? blockingAwait { await server.stop() }
         let peer = try LaunchLatency(workspace: workspace, scheduler: scheduler, launches: count, lead: lead, stagger: stagger).run()
         Console.line()
         Console.table([
             ["push sent -> app running", "p50 ms", "p99 ms", "max ms", "n"],
             Report.latencyRow("bgctl push (process start included)", viaBgctl),
             Report.latencyRow("push command into the inbox", viaInbox),
+            Report.latencyRow("ntfy message on a loopback push server", viaStream),
             Report.latencyRow("peer: due app refresh, earliestBeginDate -> app", peer.appObserved),
         ])
         if let push = viaInbox.quantile(0.5), let due = peer.appObserved.quantile(0.5), due > 0 {
@@ -55,6 +61,9 @@ struct PushBench: InterruptibleBench {
         }
         if let push = viaBgctl.quantile(0.5), let due = peer.appObserved.quantile(0.5), due > 0 {
             Console.line(String(format: "ratio, bgctl push p50 ÷ due refresh p50: %.2fx", push / due))
+        }
+        if let push = viaStream.quantile(0.5), let due = peer.appObserved.quantile(0.5), due > 0 {
+            Console.line(String(format: "ratio, push server p50 ÷ due refresh p50: %.2fx", push / due))
         }
         Console.line("load at end: \(Machine.loadAverage) (1, 5, 15 min)")
     }

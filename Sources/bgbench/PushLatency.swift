@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import TaskState
 
 /// `bgbench push`'s measurements: how long from sending a push to the app's handler running,
@@ -14,6 +15,9 @@ struct PushLatency {
         case bgctl(String)
         /// A `push` command written straight into the inbox, as a program using TaskState would.
         case inbox
+        /// A message published on a loopback ntfy server, to a topic of the app's own that its
+        /// manifest subscribes to: the scheduler's subscriber makes it a push.
+        case stream(PushTopicServer)
     }
 
     /// Sends `count` pushes, one to each of `count` stopped apps, one after another, each once
@@ -28,11 +32,20 @@ struct PushLatency {
             """)
         let apps = try (0..<count).map { index in
             let id = try Identifier(validating: String(format: "bench.push.\(name).a%03d", index))
-            return BenchApp(id: id, identifiers: [try Identifier(validating: "\(id.rawValue).refresh")],
-                            modes: ["fetch", "remote-notification"], executable: script)
+            var app = BenchApp(id: id, identifiers: [try Identifier(validating: "\(id.rawValue).refresh")],
+                               modes: ["fetch", "remote-notification"], executable: script)
+            if case .stream(let server) = sender { app.push = [server.url(of: Self.topic(of: id))] }
+            return app
         }
         let session = try SchedulerSession(workspace: workspace, name: "push-\(name)", scheduler: scheduler, settings: [:], apps: apps)
         defer { session.stop() }
+        if case .stream = sender {
+            try waitUntil("\(count) push streams to connect", timeout: 60, interval: 0.01) {
+                guard session.isRunning else { throw BenchError("bgtaskd stopped: \(session.log)") }
+                let connected = StateSnapshot.load(session.paths).subscriptions.filter { $0.streams.first?.state == .connected }
+                return connected.count == count
+            }
+        }
         var latencies: [Double] = []
         for app in apps {
             let sentAt = Date().timeIntervalSince1970
@@ -43,6 +56,8 @@ struct PushLatency {
                 guard result.succeeded else { throw BenchError("bgctl push failed: \(result.stderr)") }
             case .inbox:
                 try Inbox(paths: session.paths).enqueue(Command(issuedAt: Date(), issuerPID: getpid(), action: .push(PushRequest(app: app.id))))
+            case .stream(let server):
+                _ = server.publish(topic: Self.topic(of: app.id), message: PushPayload.wakeUp.text, priority: 4)
             }
             let path = "\(out)/\(app.id.rawValue).start"
             var started: Double?
@@ -56,4 +71,7 @@ struct PushLatency {
         }
         return Samples(latencies)
     }
+
+    /// The app's own topic on the loopback server.
+    static func topic(of app: Identifier) -> String { app.rawValue.replacingOccurrences(of: ".", with: "-") }
 }

@@ -10,6 +10,8 @@ struct BenchApp: Sendable {
     var identifiers: [Identifier]
     var modes: [String]
     var executable: String
+    /// Push topics (ntfy URLs) the app subscribes to.
+    var push: [String] = []
 }
 
 /// One real `bgtaskd`, started as a child process on a fresh state and config folder, with the
@@ -32,10 +34,12 @@ final class SchedulerSession {
         let appsFolder = try workspace.folder("\(name)/config/apps")
         try Self.writeJSON(settings, to: "\(config)/settings.json")
         for app in apps {
-            try Self.writeJSON([
+            var manifest: [String: Any] = [
                 "id": app.id.rawValue, "executable": app.executable,
                 "permittedIdentifiers": app.identifiers.map(\.rawValue), "backgroundModes": app.modes,
-            ], to: "\(appsFolder)/\(app.id.rawValue).json")
+            ]
+            if !app.push.isEmpty { manifest["push"] = app.push.map { ["ntfy": $0] } }
+            try Self.writeJSON(manifest, to: "\(appsFolder)/\(app.id.rawValue).json")
         }
         logPath = "\(folder)/bgtaskd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)

@@ -19,7 +19,7 @@ final class DemoPushes {
     }
 
     static func start() throws -> DemoPushes {
-        let server = try DemoAsync.wait { try await PushTopicServer.start() }
+        let server = try blockingAwait { try await PushTopicServer.start() }
         let pushes = DemoPushes(server: server)
         var count = 0
         pushes.timer.schedule(deadline: .now() + .seconds(3), repeating: interval)
@@ -39,6 +39,6 @@ final class DemoPushes {
 
     func stop() {
         timer.cancel()
-        try? DemoAsync.wait { [server] in await server.stop() }
+        try? blockingAwait { [server] in await server.stop() }
     }
 }

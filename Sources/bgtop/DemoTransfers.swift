@@ -24,7 +24,7 @@ struct DemoTransfers {
         try Data(#"{"condition": "storm"}"#.utf8).write(to: URL(fileURLWithPath: root + "/weather.json"))
         let photo = root + "/IMG_2041.heic"
         try Data((0..<6_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: photo))
-        let server = try DemoAsync.wait { try await LoopbackServer.start(routes: routes) }
+        let server = try blockingAwait { try await LoopbackServer.start(routes: routes) }
         return DemoTransfers(server: server)
     }
 
@@ -52,6 +52,6 @@ struct DemoTransfers {
     var weatherURL: String { server.url("/weather.json") }
 
     func stop() {
-        try? DemoAsync.wait { await server.shutdown() }
+        try? blockingAwait { await server.shutdown() }
     }
 }
