@@ -61,7 +61,9 @@ enum Overlays {
             lines = [("app", request.app.rawValue), ("identifier", request.identifier.rawValue), ("kind", request.kind.rawValue),
                      ("earliest begin", date(request.earliestBeginDate)), ("submitted", date(request.submittedAt))]
             let blockers = Set(row.blockers)
-            for blocker in Blocker.allCases {
+            // Usage prediction's waits are listed only when they hold the request: most apps
+            // have no usage history, and "ok" would say nothing.
+            for blocker in Blocker.allCases where blockers.contains(blocker) || !(blocker == .predictedUse || blocker == .rarelyUsed) {
                 lines.append((blockers.contains(blocker) ? "  waiting" : "  ok", Self.condition(clearing: blocker, for: request)))
             }
         case .running:
@@ -141,6 +143,8 @@ enum Overlays {
         case .lowPower: return "not in low power"
         case .alreadyRunning: return "no task with this identifier running"
         case .noManifest: return "manifest usable"
+        case .predictedUse: return "the refresh's planned time, before the predicted use (app refresh only)"
+        case .rarelyUsed: return "a day since the last refresh of a rarely used app"
         }
     }
 }

@@ -16,15 +16,20 @@ extension SchedulerState {
         if effective.lowPower { result.append(.lowPower) }
         if tasks[request.key] != nil { result.append(.alreadyRunning) }
         if catalog.manifests[request.app] == nil { result.append(.noManifest) }
+        // Only once the request is ready: before that, its date holds it anyway.
+        if !result.contains(.earliestBeginDate), let plan = usagePlan(for: request, at: now) { result.append(plan.blocker) }
         return result
     }
 
     /// When a blocked request could next become runnable by time alone, if only timed blockers hold it.
-    func timedReadiness(of request: PendingRequest, blockers: [Blocker]) -> Date? {
+    func timedReadiness(of request: PendingRequest, blockers: [Blocker], at now: Date) -> Date? {
         guard !blockers.isEmpty, blockers.allSatisfy(\.isTimed) else { return nil }
         var date = Date.distantPast
         if blockers.contains(.earliestBeginDate), let earliest = request.earliestBeginDate { date = max(date, earliest) }
         if blockers.contains(.throttled), let until = app(request.app).throttledUntil { date = max(date, until) }
+        if blockers.contains(.predictedUse) || blockers.contains(.rarelyUsed), let plan = usagePlan(for: request, at: now) {
+            date = max(date, plan.launchAt)
+        }
         return date
     }
 }

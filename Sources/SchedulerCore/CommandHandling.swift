@@ -92,6 +92,8 @@ extension SchedulerState {
                 if let held, let plan = pushDelivery(held, at: now) { effects.append(.launch(plan)) }
                 return (message, held?.id)
             }
+        case .appUsed(let app, let uses):
+            result = recordUses(app: app, uses: uses, command: command.id, now: now).map { ($0, nil) }
         case .answerPush(let app, let identifier, let fetchResult):
             result = answerPush(app: app, identifier: identifier, result: fetchResult, command: command.id, now: now)
                 .map { ($0, identifier) }
@@ -303,7 +305,7 @@ extension CommandAction {
         case .cancel(let app, _), .cancelAll(let app), .complete(let app, _, _), .beginFinishing(let app, _, _),
              .setAppEnabled(let app, _), .attach(let app, _, _, _), .detach(let app, _),
              .transferCancel(let app, _), .transferPause(let app, _), .transferResume(let app, _),
-             .transferAcknowledge(let app, _), .answerPush(let app, _, _):
+             .transferAcknowledge(let app, _), .answerPush(let app, _, _), .appUsed(let app, _):
             return app
         case .push(let request): return request.app
         case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app

@@ -101,9 +101,12 @@ extension SchedulerState {
                 return String(format: ", %.1f s after its earliest begin date", now.timeIntervalSince(earliest))
             } ?? ""
             let how = plan.handOver == nil ? "launched pid \(pid) for" : "handed to running pid \(pid):"
+            let placed = plan.simulated ? nil : predictedUse(servedBy: request, at: now).map { prediction in
+                ", placed by usage prediction for a use expected at \(TimeOfDay.text(prediction.date, timeZone: timeZone))"
+            }
             record(Event(time: now, type: .launched, app: plan.app, identifier: request.identifier, kind: request.kind,
                          pid: pid, command: plan.simulated ? request.commandID : nil, reason: plan.reason,
-                         message: "\(plan.app): \(how) \(request.identifier) (\(plan.reason), budget \(SafeNumber.secondsText(settings.budget(for: request.kind).rounded(.down))) s\(late))"))
+                         message: "\(plan.app): \(how) \(request.identifier) (\(plan.reason), budget \(SafeNumber.secondsText(settings.budget(for: request.kind).rounded(.down))) s\(late)\(placed ?? ""))"))
         }
         if plan.handOver == nil {
             noteProcessStarted(plan, pid: pid, processGroup: processGroup, processStartTicks: processStartTicks, now: now)

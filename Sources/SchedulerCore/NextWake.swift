@@ -10,7 +10,7 @@ extension SchedulerState {
         for request in requests.values {
             let blockers = blockers(for: request, at: now)
             byApp[request.app, default: []].append((request, blockers))
-            if let ready = timedReadiness(of: request, blockers: blockers) { candidates.append(ready) }
+            if let ready = timedReadiness(of: request, blockers: blockers, at: now) { candidates.append(ready) }
         }
         for (appID, entries) in byApp {
             let runnable = entries.filter { $0.1.isEmpty }.map(\.0)

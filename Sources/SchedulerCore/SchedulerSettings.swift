@@ -45,6 +45,19 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     /// Background pushes delivered to one app in a rolling hour (Apple asks for no more than two
     /// or three an hour); cut for apps that keep answering `noData` or overrun.
     public var pushBudgetPerHour: Int = 3
+    /// App refresh waits for the app's predicted next use (`false`: launched at its earliest
+    /// begin date, as before). See `docs/scheduling.md#usage-prediction`.
+    public var usagePrediction: Bool = true
+    /// A predicted refresh is launched this long before the predicted use.
+    public var predictionLeadSeconds: Double = 600
+    /// Only a use predicted within this time after a request is ready makes it wait.
+    public var predictionHorizonSeconds: Double = 86_400
+    /// How likely a use in an hour of the week must be (0–1) to plan a refresh for it.
+    public var predictionMinimumConfidence: Double = 0.5
+    /// A use counts half as much after this many days.
+    public var usageHalfLifeDays: Double = 14
+    /// An app not used for this many days is refreshed at most once a day.
+    public var staleAfterDays: Double = 7
 
     public init() {}
 
@@ -55,6 +68,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case conditionsRecheckSeconds, eventLogMaximumBytes, eventLogKeptFiles, outcomeRetentionSeconds
         case maximumConcurrentTransfers, transferRetryInitialSeconds, transferRetryMaximumSeconds
         case finishedTransferRetentionSeconds, pushBudgetPerHour
+        case usagePrediction, predictionLeadSeconds, predictionHorizonSeconds, predictionMinimumConfidence
+        case usageHalfLifeDays, staleAfterDays
     }
 
     public init(from decoder: any Decoder) throws {
@@ -82,6 +97,12 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.transferRetryMaximumSeconds, &transferRetryMaximumSeconds)
         try read(.finishedTransferRetentionSeconds, &finishedTransferRetentionSeconds)
         try read(.pushBudgetPerHour, &pushBudgetPerHour)
+        try read(.usagePrediction, &usagePrediction)
+        try read(.predictionLeadSeconds, &predictionLeadSeconds)
+        try read(.predictionHorizonSeconds, &predictionHorizonSeconds)
+        try read(.predictionMinimumConfidence, &predictionMinimumConfidence)
+        try read(.usageHalfLifeDays, &usageHalfLifeDays)
+        try read(.staleAfterDays, &staleAfterDays)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -144,6 +165,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("idleLoadAverage", idleLoadAverage, 100_000), ("outcomeRetentionSeconds", outcomeRetentionSeconds, month),
             ("transferRetryInitialSeconds", transferRetryInitialSeconds, day),
             ("transferRetryMaximumSeconds", transferRetryMaximumSeconds, month),
+            ("predictionHorizonSeconds", predictionHorizonSeconds, 7 * day), ("usageHalfLifeDays", usageHalfLifeDays, 365),
+            ("staleAfterDays", staleAfterDays, 365), ("predictionMinimumConfidence", predictionMinimumConfidence, 1),
         ]
         for (name, value, maximum) in positive {
             guard value > 0 && value.isFinite else {
@@ -154,6 +177,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         let zeroOrMore: [(String, Double, Double)] = [
             ("expirationGraceSeconds", expirationGraceSeconds, 3600), ("coalescingWindowSeconds", coalescingWindowSeconds, day),
             ("finishedTransferRetentionSeconds", finishedTransferRetentionSeconds, year),
+            ("predictionLeadSeconds", predictionLeadSeconds, day),
         ]
         for (name, value, maximum) in zeroOrMore {
             guard value >= 0 && value.isFinite else { throw SettingsError(path: path, reason: "\(name) must be zero or more, not \(value)") }

@@ -16,6 +16,16 @@ public struct SchedulerState: Sendable {
     public internal(set) var transfers: [TaskKey: TransferRecord] = [:]
     /// Background pushes held until they can be delivered (`pushes/<app>/<id>.json`).
     public internal(set) var pushes: [TaskKey: HeldPush] = [:]
+    /// When a person used each app (`usage/<app>.json`), and the model learned from it, rebuilt
+    /// whenever uses are added.
+    public internal(set) var usage: [Identifier: UsageHistory] = [:]
+    public internal(set) var usageModels: [Identifier: UsageModel] = [:]
+    /// The time zone hours of the week are counted in (the machine's; tests pin one).
+    public var timeZone = TimeZone.current {
+        didSet {
+            for history in usage.values { setUsage(history, now: usageModels[history.app]?.builtAt ?? conditions.probedAt, recordChange: false) }
+        }
+    }
     public internal(set) var conditions: ConditionsRecord
     /// The processes the scheduler started (or decided to kill) and has not seen end, by pid:
     /// `processes.json`, so that after a crash none of them runs on unsupervised.
@@ -42,6 +52,7 @@ public struct SchedulerState: Sendable {
         for task in snapshot.tasks { tasks[task.key] = task }
         for transfer in snapshot.transfers { transfers[transfer.key] = transfer }
         for push in snapshot.pushes { pushes[push.key] = push }
+        for history in snapshot.usage { setUsage(history, now: conditions.probedAt, recordChange: false) }
         for entry in snapshot.processes?.processes ?? [] { processes[entry.pid] = entry }
         if let stored = snapshot.conditions {
             self.conditions.overrides = stored.overrides
@@ -114,6 +125,14 @@ public struct SchedulerState: Sendable {
         changes.pushes.insert(key)
     }
 
+    /// Keeps the app's history and rebuilds its model as of `now`.
+    mutating func setUsage(_ history: UsageHistory, now: Date, recordChange: Bool = true) {
+        usage[history.app] = history
+        usageModels[history.app] = UsageModel(history: history, now: max(now, history.lastUse ?? now),
+                                              halfLifeDays: settings.usageHalfLifeDays, timeZone: timeZone)
+        if recordChange { changes.usage.insert(history.app) }
+    }
+
     mutating func setProcess(_ entry: ProcessLedger.Entry) {
         guard processes[entry.pid] != entry else { return }
         processes[entry.pid] = entry
@@ -161,6 +180,7 @@ public struct ChangeSet: Sendable, Equatable {
     /// figure costs nothing (the partial file's size is the truth on resume).
     public var transferProgress: Set<TaskKey> = []
     public var pushes: Set<TaskKey> = []
+    public var usage: Set<Identifier> = []
     public var apps: Set<Identifier> = []
     public var conditions = false
     /// The process ledger changed.
@@ -170,12 +190,12 @@ public struct ChangeSet: Sendable, Equatable {
     public init() {}
 
     public var isEmpty: Bool {
-        requests.isEmpty && tasks.isEmpty && transfers.isEmpty && transferProgress.isEmpty && pushes.isEmpty && apps.isEmpty
+        requests.isEmpty && tasks.isEmpty && transfers.isEmpty && transferProgress.isEmpty && pushes.isEmpty && usage.isEmpty && apps.isEmpty
             && !conditions && !processes && events.isEmpty
     }
 
     /// Whether anything but progress changed, which needs the durable group commit.
     public var needsDurableCommit: Bool {
-        !(requests.isEmpty && tasks.isEmpty && transfers.isEmpty && pushes.isEmpty && apps.isEmpty && !conditions && !processes && events.isEmpty)
+        !(requests.isEmpty && tasks.isEmpty && transfers.isEmpty && pushes.isEmpty && usage.isEmpty && apps.isEmpty && !conditions && !processes && events.isEmpty)
     }
 }

@@ -61,6 +61,9 @@ struct GroupCommit {
         for key in changes.pushes.sorted() {
             if let push = state.pushes[key] { try write(push, paths.push(key)) } else { batch.removals.append(relative(paths.push(key))) }
         }
+        for id in changes.usage.sorted() {
+            if let history = state.usage[id] { try write(history, paths.usage(of: id)) } else { batch.removals.append(relative(paths.usage(of: id))) }
+        }
         for id in changes.apps.sorted() {
             if let app = state.apps[id] { try write(app, paths.app(id)) } else { batch.removals.append(relative(paths.app(id))) }
         }

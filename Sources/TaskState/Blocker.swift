@@ -20,6 +20,11 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
     case alreadyRunning
     /// The app's manifest is missing or broken.
     case noManifest
+    /// An app refresh waits for the app's predicted next use, less the lead
+    /// (`docs/scheduling.md#usage-prediction`).
+    case predictedUse
+    /// The app has not been used for `staleAfterDays`: it is refreshed at most once a day.
+    case rarelyUsed
 
     /// The short words of tables (`bgtop`'s pending and transfer panels); `bgctl` and the detail
     /// view use the case name itself.
@@ -31,12 +36,14 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
         case .lowPower: return "low power"
         case .alreadyRunning: return "still running"
         case .noManifest: return "no manifest"
+        case .predictedUse: return "predicted use"
+        case .rarelyUsed: return "rarely used"
         case .network, .idle, .throttled: return rawValue
         }
     }
 
     /// Blockers that clear by themselves when a time passes.
-    public var isTimed: Bool { self == .earliestBeginDate || self == .throttled }
+    public var isTimed: Bool { self == .earliestBeginDate || self == .throttled || self == .predictedUse || self == .rarelyUsed }
 
     /// Blockers that clear when a probed machine condition changes.
     public var condition: Conditions.Name? {

@@ -16,6 +16,12 @@ extension Command {
                 try NumericBounds.check(pid, "pid", in: NumericBounds.pid)
             case .transferCreate(let request):
                 try request.checkBounds(now: now)
+            case .appUsed(_, let uses):
+                try NumericBounds.check(uses.count, "uses", in: NumericBounds.usesPerCommand, unit: " of uses")
+                for (index, date) in uses.enumerated() {
+                    // A use is in the past (a minute of clock skew allowed) and within the year kept.
+                    try NumericBounds.check(date: date, "uses[\(index)]", in: now.addingTimeInterval(-UsageHistory.maximumAge)...now.addingTimeInterval(60))
+                }
             case .push(let request):
                 // At or before the command's issue (`--expiration 0`): deliver now or drop.
                 if let date = request.expiration, date > issuedAt { try NumericBounds.check(date: date, "expiration", now: now) }

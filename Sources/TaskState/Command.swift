@@ -84,6 +84,8 @@ public struct Command: Codable, Hashable, Sendable {
         var fetchResult: FetchResult?
         /// `attach`: the process registered a push handler.
         var acceptsPushes: Bool?
+        /// `appUsed`: when a person used the app.
+        var uses: [Date]?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -175,6 +177,8 @@ public struct Command: Codable, Hashable, Sendable {
         case .answerPush:
             action = .answerPush(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"),
                                  result: try need(wire.fetchResult, "fetchResult"))
+        case .appUsed:
+            action = .appUsed(app: try need(wire.app, "app"), uses: try need(wire.uses, "uses"))
         }
     }
 
@@ -252,6 +256,9 @@ public struct Command: Codable, Hashable, Sendable {
             wire.app = app
             wire.identifier = identifier
             wire.fetchResult = result
+        case .appUsed(let app, let uses):
+            wire.app = app
+            wire.uses = uses
         }
         try wire.encode(to: encoder)
     }
@@ -291,13 +298,16 @@ public enum CommandAction: Hashable, Sendable {
     case push(PushRequest)
     /// The app's push handler finished (`UIBackgroundFetchResult`): completes the push's task.
     case answerPush(app: Identifier, identifier: Identifier, result: FetchResult)
+    /// A person used the app at these times (`bgctl app used`, `bgctl usage import`, the library
+    /// when a process a person started finishes launching): the usage prediction learns from them.
+    case appUsed(app: Identifier, uses: [Date])
 
     /// The `type` written on disk.
     public enum Name: String, Codable, Sendable, CaseIterable {
         case submit, cancel, cancelAll, simulateLaunch, simulateExpiration, complete, beginFinishing
         case setAppEnabled, setConditions, clearConditions, attach, detach
         case transferCreate, transferCancel, transferPause, transferResume, transferAcknowledge
-        case push, answerPush
+        case push, answerPush, appUsed
     }
 
     public var name: Name {
@@ -321,6 +331,7 @@ public enum CommandAction: Hashable, Sendable {
         case .transferAcknowledge: return .transferAcknowledge
         case .push: return .push
         case .answerPush: return .answerPush
+        case .appUsed: return .appUsed
         }
     }
 }

@@ -30,6 +30,8 @@ public struct Event: Codable, Hashable, Sendable {
         case pushDropped
         /// A push subscription connected, failed or recovered (the reason says which).
         case pushSubscription
+        /// Uses of an app were recorded (`appUsed`), for usage prediction.
+        case appUsed
     }
 
     public var time: Date

@@ -17,6 +17,8 @@ public enum NumericBounds {
     /// How far from now a date in a command may be (`earliestBeginDate`, `issuedAt`), either way:
     /// ten years of 365 days. Also the largest `+SECONDS` of `--earliest`.
     public static let dateReach: TimeInterval = 315_360_000
+    /// Uses in one `appUsed` command: 1 to 10,000 (`bgctl usage import` sends more in several).
+    public static let usesPerCommand: ClosedRange<Int64> = 1...10_000
     /// `bgctl events --limit`: 0 to 1,000,000 events.
     public static let eventLimit: ClosedRange<Int64> = 0...1_000_000
 
@@ -47,6 +49,14 @@ public enum NumericBounds {
         guard offset.isFinite, abs(offset) <= dateReach else {
             throw OutOfBounds(field: field, value: SafeNumber.isoText(date),
                               expected: "a date within 10 years of now (\(JSONFormat.string(from: now)))")
+        }
+    }
+
+    /// Checks that `date` is within `range` (a use: not in the future, not older than a year).
+    public static func check(date: Date, _ field: String, in range: ClosedRange<Date>) throws(OutOfBounds) {
+        guard date.timeIntervalSince1970.isFinite, range.contains(date) else {
+            throw OutOfBounds(field: field, value: SafeNumber.isoText(date),
+                              expected: "a date from \(JSONFormat.string(from: range.lowerBound)) to \(JSONFormat.string(from: range.upperBound))")
         }
     }
 

@@ -30,6 +30,8 @@ public struct StatePaths: Sendable, Hashable {
     /// The state of each app's push subscriptions (`subscriptions/<app>.json`), written by the
     /// scheduler's subscribers.
     public var subscriptions: String { "\(root)/subscriptions" }
+    /// When a person used each app (`usage/<app>.json`), for usage prediction.
+    public var usage: String { "\(root)/usage" }
     /// Finished downloads, in one folder per app (`downloads/<app>/`).
     public var downloads: String { "\(root)/downloads" }
     public var outcomes: String { "\(root)/outcomes" }
@@ -61,6 +63,7 @@ public struct StatePaths: Sendable, Hashable {
     }
     public func push(_ key: TaskKey) -> String { "\(pushes)/\(key.app)/\(key.identifier).json" }
     public func subscriptions(of app: Identifier) -> String { "\(subscriptions)/\(app).json" }
+    public func usage(of app: Identifier) -> String { "\(usage)/\(app).json" }
     public func app(_ id: Identifier) -> String { "\(apps)/\(id).json" }
     /// The app's own folder, where its finished downloads are moved.
     public func downloads(of app: Identifier) -> String { "\(downloads)/\(app)" }
@@ -69,7 +72,7 @@ public struct StatePaths: Sendable, Hashable {
 
     /// The folders the scheduler creates at start.
     public var directories: [String] {
-        [root, requests, tasks, apps, transfers, pushes, subscriptions, outcomes, inbox, inboxTemporary, inboxNew, quarantine, logs]
+        [root, requests, tasks, apps, transfers, pushes, subscriptions, usage, outcomes, inbox, inboxTemporary, inboxNew, quarantine, logs]
     }
 }
 

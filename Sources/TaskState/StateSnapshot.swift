@@ -20,6 +20,7 @@ public struct StateSnapshot: Sendable {
     public var transfers: [TransferRecord] = []
     public var pushes: [HeldPush] = []
     public var subscriptions: [SubscriptionStatus] = []
+    public var usage: [UsageHistory] = []
     public var conditions: ConditionsRecord?
     public var heartbeat: DaemonHeartbeat?
     public var processes: ProcessLedger?
@@ -37,6 +38,7 @@ public struct StateSnapshot: Sendable {
         snapshot.pushes = snapshot.loadPerApp(paths.pushes, as: HeldPush.self) { $0.key }
         snapshot.apps = snapshot.loadFlat(paths.apps, as: AppRecord.self) { $0.id }
         snapshot.subscriptions = snapshot.loadFlat(paths.subscriptions, as: SubscriptionStatus.self) { $0.app }
+        snapshot.usage = snapshot.loadFlat(paths.usage, as: UsageHistory.self) { $0.app }
         snapshot.conditions = snapshot.loadOptional(paths.conditions, as: ConditionsRecord.self)
         snapshot.heartbeat = snapshot.loadOptional(paths.heartbeat, as: DaemonHeartbeat.self)
         snapshot.processes = snapshot.loadOptional(paths.processes, as: ProcessLedger.self)

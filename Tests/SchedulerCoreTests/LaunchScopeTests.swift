@@ -37,6 +37,7 @@ struct LaunchScopeTests {
                                             url: "http://127.0.0.1:1/x")),
             .push(PushRequest(app: app)),
             .answerPush(app: app, identifier: identifier, result: .newData),
+            .appUsed(app: app, uses: [t0]),
         ]
     }
 

@@ -48,6 +48,7 @@ struct CommandTests {
                           messageID: "m-1", source: "https://ntfy.example/topic")),
         .answerPush(app: app, identifier: ident("push-1a2b"), result: .noData),
         .attach(app: app, pid: 4242, identifiers: [], acceptsPushes: true),
+        .appUsed(app: app, uses: [referenceDate, referenceDate.addingTimeInterval(-3600.25)]),
     ]
 
     @Test("every action survives encode and decode", arguments: actions)
@@ -72,7 +73,7 @@ struct CommandTests {
         let contract: Set<String> = ["submit", "cancel", "cancelAll", "simulateLaunch", "simulateExpiration", "complete",
                                      "beginFinishing", "setAppEnabled", "setConditions", "clearConditions", "attach", "detach",
                                      "transferCreate", "transferCancel", "transferPause", "transferResume", "transferAcknowledge",
-                                     "push", "answerPush"]
+                                     "push", "answerPush", "appUsed"]
         #expect(covered == contract)
     }
 

@@ -1,0 +1,93 @@
+import Foundation
+import TaskState
+
+/// How likely a person is to use an app in each hour of the week, learned from its history of
+/// uses: simple statistics that can be printed and checked by hand.
+///
+/// Each use counts `0.5^(age / halfLife)` in the hour of the week it fell in (local time), so a
+/// habit the person dropped fades. The likelihood of an hour is its weight divided by the weeks
+/// observed (weighted the same way, from the first use to when the model was built, at least
+/// two): 1 means "used in this hour every week". The predicted minute within an hour is the
+/// weighted mean of the uses' minutes.
+public struct UsageModel: Sendable, Equatable {
+    public static let hoursPerWeek = 168
+    /// A model needs two weeks of watching before any hour can count as a habit.
+    static let minimumWeeks = 2.0
+
+    /// Weighted uses per hour of the week; hour 0 is Monday 00:00–01:00.
+    public private(set) var weights: [Double]
+    private var minuteSums: [Double]
+    /// Weighted weeks from the first use to ``builtAt``.
+    public private(set) var weeksObserved: Double
+    public let builtAt: Date
+    public let timeZone: TimeZone
+
+    /// The model of `history` as of `now`.
+    public init(history: UsageHistory, now: Date, halfLifeDays: Double, timeZone: TimeZone) {
+        self.builtAt = now
+        self.timeZone = timeZone
+        weights = Array(repeating: 0, count: Self.hoursPerWeek)
+        minuteSums = Array(repeating: 0, count: Self.hoursPerWeek)
+        let halfLife = max(halfLifeDays, 0.001) * 86_400
+        let calendar = Self.calendar(timeZone)
+        for use in history.uses where use <= now {
+            let weight = pow(0.5, now.timeIntervalSince(use) / halfLife)
+            let (hour, minute) = Self.hourOfWeek(use, calendar: calendar)
+            weights[hour] += weight
+            minuteSums[hour] += weight * Double(minute)
+        }
+        // The integral of the decay over the span watched, in weeks.
+        let span = max(0, now.timeIntervalSince(history.uses.first ?? now))
+        let watched = halfLife / log(2) * (1 - pow(0.5, span / halfLife)) / (7 * 86_400)
+        weeksObserved = watched
+    }
+
+    /// How likely a use is in `hour` of the week (0 = Monday 00:00), from 0 to 1.
+    public func likelihood(hourOfWeek hour: Int) -> Double {
+        guard weights.indices.contains(hour) else { return 0 }
+        return min(1, weights[hour] / max(weeksObserved, Self.minimumWeeks))
+    }
+
+    /// A predicted use: when, and how likely the model thinks a use in that hour is.
+    public struct Prediction: Sendable, Equatable {
+        public var date: Date
+        public var confidence: Double
+    }
+
+    /// The first hour after `now`, within `horizon`, whose likelihood reaches `minimumConfidence`,
+    /// at the weighted mean minute of its uses.
+    public func nextUse(after now: Date, within horizon: TimeInterval, minimumConfidence: Double) -> Prediction? {
+        let calendar = Self.calendar(timeZone)
+        guard let hourStart = calendar.dateInterval(of: .hour, for: now)?.start else { return nil }
+        let hours = Int((horizon / 3600).rounded(.up)) + 1
+        for step in 0..<max(hours, 1) {
+            let start = hourStart.addingTimeInterval(Double(step) * 3600)
+            let hour = Self.hourOfWeek(start, calendar: calendar).hour
+            let confidence = likelihood(hourOfWeek: hour)
+            guard confidence >= minimumConfidence, weights[hour] > 0 else { continue }
+            let date = start.addingTimeInterval((minuteSums[hour] / weights[hour]).rounded() * 60)
+            guard date > now else { continue }
+            guard date <= now.addingTimeInterval(horizon) else { return nil }
+            return Prediction(date: date, confidence: confidence)
+        }
+        return nil
+    }
+
+    /// The hour of the week (0 = Monday 00:00) and the minute within it.
+    public static func hourOfWeek(_ date: Date, timeZone: TimeZone) -> (hour: Int, minute: Int) {
+        hourOfWeek(date, calendar: calendar(timeZone))
+    }
+
+    static func hourOfWeek(_ date: Date, calendar: Calendar) -> (hour: Int, minute: Int) {
+        let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
+        // Calendar's weekday 1 is Sunday; the grid starts on Monday.
+        let day = ((parts.weekday ?? 2) + 5) % 7
+        return (day * 24 + (parts.hour ?? 0), parts.minute ?? 0)
+    }
+
+    static func calendar(_ timeZone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// When a person used an app: `usage/<app>.json`. A use is a process of the app that a person
+/// started (not the scheduler), recorded by the library when it finishes launching, by
+/// `bgctl app used`, or imported from a trace (`bgctl usage import`).
+public struct UsageHistory: Codable, Hashable, Sendable {
+    /// Uses older than this are forgotten (and refused on input).
+    public static let maximumAge: TimeInterval = 365 * 86_400
+    /// The newest uses kept per app.
+    public static let maximumUses = 4096
+
+    public var app: Identifier
+    /// Oldest first, each once.
+    public var uses: [Date]
+
+    public init(app: Identifier, uses: [Date] = []) {
+        self.app = app
+        self.uses = uses
+    }
+
+    /// The history with `more` uses added, sorted, without repeats (to the millisecond, as the
+    /// files keep them), the oldest beyond ``maximumUses`` or ``maximumAge`` before `now` dropped.
+    public func adding(_ more: [Date], now: Date) -> UsageHistory {
+        let oldest = now.addingTimeInterval(-Self.maximumAge)
+        var seen = Set<Int64>()
+        var merged: [Date] = []
+        for date in (uses + more).sorted() where date >= oldest {
+            let millisecond = SafeNumber.int64(date.timeIntervalSince1970 * 1000, .down)
+            if seen.insert(millisecond).inserted { merged.append(date) }
+        }
+        return UsageHistory(app: app, uses: Array(merged.suffix(Self.maximumUses)))
+    }
+
+    /// The latest use, if any.
+    public var lastUse: Date? { uses.last }
+}

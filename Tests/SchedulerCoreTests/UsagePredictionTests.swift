@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import SchedulerCore
+import TaskState
+
+/// Usage prediction on an injected clock, in UTC: refreshes placed just before the user's habits.
+@Suite("Usage prediction")
+struct UsagePredictionTests {
+    /// Monday 2026-11-02 00:00 UTC.
+    static let monday0 = Date(timeIntervalSince1970: 1_793_577_600)
+    static let refresh = ident("com.example.pusher.refresh")
+    static let app = Apps.pusher
+
+    /// `day` days (0 = Monday) of `week` after ``monday0``, at `hour`:`minute`.
+    static func time(week: Int, day: Int, _ hour: Int, _ minute: Int = 0) -> Date {
+        monday0.addingTimeInterval(Double(((week * 7 + day) * 24 + hour) * 3600 + minute * 60))
+    }
+
+    /// Weekday uses at `hour`:`minute` for weeks `weeks`.
+    static func weekdayUses(weeks: Range<Int>, _ hour: Int, _ minute: Int) -> [Date] {
+        weeks.flatMap { week in (0..<5).map { time(week: week, day: $0, hour, minute) } }
+    }
+
+    static func state(uses: [Date], at now: Date, settings: SchedulerSettings = SchedulerSettings()) -> SchedulerState {
+        var state = makeState(settings: settings)
+        state.timeZone = TimeZone(identifier: "UTC")!
+        let result = state.run(.appUsed(app: app, uses: uses), at: now)
+        #expect(result.outcome.succeeded, "\(result.outcome)")
+        return state
+    }
+
+    @Test func aWeekdayHabitAt0810GetsItsRefreshAt0800OnWeekdaysAndNotAtWeekends() throws {
+        let weekStart = Self.time(week: 3, day: 0, 0)
+        var state = Self.state(uses: Self.weekdayUses(weeks: 0..<3, 8, 10), at: weekStart)
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: weekStart)
+        let request = try #require(state.request(Self.refresh, app: Self.app))
+        #expect(state.blockers(for: request, at: weekStart) == [.predictedUse])
+        let plan = try #require(state.usagePlan(for: request, at: weekStart))
+        #expect(plan.launchAt == Self.time(week: 3, day: 0, 8, 0))
+        #expect(plan.predictedUse?.date == Self.time(week: 3, day: 0, 8, 10))
+        #expect(state.nextWake(after: weekStart) == plan.launchAt)
+        #expect(state.dueLaunches(at: plan.launchAt.addingTimeInterval(-1)).isEmpty)
+        let launches = state.launchDue(at: plan.launchAt)
+        #expect(launches.count == 1)
+        let launched = try #require(state.changes.events.last { $0.type == .launched })
+        #expect(launched.message.contains("placed by usage prediction for a use expected at 08:10"), "\(launched.message)")
+
+        // Saturday: no habit within a day, so the refresh runs as it always did.
+        let saturday = Self.time(week: 3, day: 5, 0)
+        state.run(.complete(app: Self.app, identifier: Self.refresh, success: true), at: plan.launchAt.addingTimeInterval(5))
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: saturday)
+        let weekend = try #require(state.request(Self.refresh, app: Self.app))
+        #expect(state.blockers(for: weekend, at: saturday).isEmpty)
+    }
+
+    @Test func aChangedHabitFadesAndTheNewOneTakesOver() throws {
+        let now = Self.time(week: 14, day: 0, 0)
+        let uses = Self.weekdayUses(weeks: 0..<8, 8, 10) + Self.weekdayUses(weeks: 8..<14, 19, 30)
+        let state = Self.state(uses: uses, at: now)
+        let model = try #require(state.usageModels[Self.app])
+        #expect(model.likelihood(hourOfWeek: 8) < 0.5, "the old habit has faded: \(model.likelihood(hourOfWeek: 8))")
+        #expect(model.likelihood(hourOfWeek: 19) >= 0.5, "the new habit counts: \(model.likelihood(hourOfWeek: 19))")
+        let next = try #require(model.nextUse(after: now, within: 86_400, minimumConfidence: 0.5))
+        #expect(next.date == Self.time(week: 14, day: 0, 19, 30))
+    }
+
+    @Test func anAppNotUsedForAWeekIsRefreshedAtMostOnceADay() throws {
+        let now = Self.time(week: 5, day: 2, 12)
+        var state = Self.state(uses: Self.weekdayUses(weeks: 0..<3, 8, 10), at: now)
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: now)
+        // Never launched yet: it goes at once.
+        #expect(state.launchDue(at: now).count == 1)
+        state.run(.complete(app: Self.app, identifier: Self.refresh, success: true), at: now.addingTimeInterval(2))
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: now.addingTimeInterval(3))
+        let request = try #require(state.request(Self.refresh, app: Self.app))
+        #expect(state.blockers(for: request, at: now.addingTimeInterval(3)) == [.rarelyUsed])
+        #expect(state.nextWake(after: now.addingTimeInterval(3)) == now.addingTimeInterval(86_400))
+    }
+
+    @Test func tooLittleConfidenceFallsBackToTheEarliestDate() throws {
+        let now = Self.time(week: 8, day: 0, 0)
+        // One Monday in four: a likelihood of about a quarter.
+        let uses = [0, 4].map { Self.time(week: $0, day: 0, 8, 10) } + [Self.time(week: 7, day: 2, 13, 0)]
+        var state = Self.state(uses: uses, at: now)
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: now)
+        let request = try #require(state.request(Self.refresh, app: Self.app))
+        #expect(state.blockers(for: request, at: now).isEmpty)
+    }
+
+    @Test func predictionOffRestoresTodaysBehaviourAndSimulateLaunchIgnoresIt() throws {
+        let now = Self.time(week: 3, day: 0, 0)
+        var settings = SchedulerSettings()
+        settings.usagePrediction = false
+        var off = Self.state(uses: Self.weekdayUses(weeks: 0..<3, 8, 10), at: now, settings: settings)
+        off.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: now)
+        #expect(off.dueLaunches(at: now).count == 1)
+
+        var on = Self.state(uses: Self.weekdayUses(weeks: 0..<3, 8, 10), at: now)
+        on.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: now)
+        #expect(on.dueLaunches(at: now).isEmpty)
+        #expect(on.run(.simulateLaunch(identifier: Self.refresh, app: Self.app), at: now).launch != nil)
+    }
+
+    @Test func usesAreCheckedLikeEveryNumberInACommand() {
+        let now = Self.time(week: 3, day: 0, 0)
+        var state = makeState()
+        let future = state.run(.appUsed(app: Self.app, uses: [now.addingTimeInterval(3600)]), at: now)
+        #expect(future.errorName == "invalidCommand")
+        #expect(future.errorMessage?.hasPrefix("bad uses[0]") == true, "\(future.errorMessage ?? "")")
+        let ancient = state.run(.appUsed(app: Self.app, uses: [now.addingTimeInterval(-400 * 86_400)]), at: now)
+        #expect(ancient.errorName == "invalidCommand")
+        #expect(state.run(.appUsed(app: Apps.ghost, uses: [now]), at: now).errorName == "unknownApp")
+        #expect(state.usage.isEmpty)
+    }
+
+    @Test func repeatedUsesAreKeptOnceAndTheHistoryIsBounded() {
+        let now = Self.time(week: 3, day: 0, 0)
+        let history = UsageHistory(app: Self.app).adding([now, now, now.addingTimeInterval(-60)], now: now)
+        #expect(history.uses == [now.addingTimeInterval(-60), now])
+        let many = (0..<5000).map { now.addingTimeInterval(-Double($0) * 60) }
+        #expect(UsageHistory(app: Self.app).adding(many, now: now).uses.count == UsageHistory.maximumUses)
+    }
+}
