@@ -206,6 +206,12 @@ public final class BGTaskScheduler: Sendable {
                     logger.warning("the scheduler will not hand tasks to this process: \(error.message)")
                 }
             }
+            // A process a person started (the scheduler's launches carry BGTASK_LAUNCH_ID) is a
+            // use of the app: usage prediction learns when to refresh it from these. Written
+            // durably, not awaited: launching must not wait on the scheduler.
+            if environment["BGTASK_LAUNCH_ID"] == nil, connection.enqueue(.appUsed(app: context.app, uses: [Date()])) == nil {
+                logger.warning("cannot record this use of \(context.app) in \(context.paths.inbox)")
+            }
         }
         return delivery
     }

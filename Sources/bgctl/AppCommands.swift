@@ -106,16 +106,42 @@ struct Apps: ParsableCommand {
 
 struct AppSwitch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "app", abstract: "Switch background work on or off for an app: app enable|disable APP.")
+        commandName: "app",
+        abstract: "Switch background work on or off for an app (app enable|disable APP), or say a person used it (app used APP [--at DATE]).")
 
-    enum Action: String, ExpressibleByArgument, CaseIterable { case enable, disable }
+    enum Action: String, ExpressibleByArgument, CaseIterable { case enable, disable, used }
 
     @OptionGroup var locations: LocationOptions
-    @Argument(help: "enable or disable.") var action: Action
+    @Argument(help: "enable, disable or used.") var action: Action
     @Argument(help: "The app's identifier.") var app: String
+    @Option(help: "used: when (an ISO 8601 date within the last year, default now).") var at: String?
+
+    func validate() throws {
+        if at != nil && action != .used { throw ValidationError("--at goes with 'used' only") }
+    }
 
     func run() throws {
-        try CommandSender(locations: locations).send(.setAppEnabled(app: try identifier(app, "app"), enabled: action == .enable))
+        let appID = try identifier(app, "app")
+        switch action {
+        case .enable, .disable:
+            try CommandSender(locations: locations).send(.setAppEnabled(app: appID, enabled: action == .enable))
+        case .used:
+            let now = Date()
+            try CommandSender(locations: locations).send(.appUsed(app: appID, uses: [try at.map { try Self.useDate($0, now: now) } ?? now]))
+        }
+    }
+
+    /// A use's date: ISO 8601, within the last year and not in the future.
+    static func useDate(_ text: String, now: Date) throws -> Date {
+        guard let date = JSONFormat.date(from: text) else {
+            throw ValidationError("bad --at '\(text)': expected an ISO 8601 date like 2026-11-22T08:10:00Z")
+        }
+        do {
+            try NumericBounds.check(date: date, "--at", in: now.addingTimeInterval(-UsageHistory.maximumAge)...now.addingTimeInterval(60))
+        } catch {
+            throw ValidationError(error.description)
+        }
+        return date
     }
 }
 

@@ -41,9 +41,13 @@ struct List: ParsableCommand {
         for request in listing.requests {
             let requires = [request.requiresExternalPower ? "power" : nil, request.requiresNetworkConnectivity ? "network" : nil]
                 .compactMap { $0 }.joined(separator: ",")
+            var blockers = request.blockers.isEmpty ? "none (launching)" : request.blockers.map(\.rawValue).joined(separator: ",")
+            if let planned = request.plannedLaunchAt {
+                let use = request.predictedUseAt.map { "use ~\(TimeOfDay.text($0, timeZone: .current, now: now)), " } ?? ""
+                blockers += " (\(use)refresh \(TimeOfDay.text(planned, timeZone: .current, now: now)))"
+            }
             pending.add(request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
-                        DurationText.until(request.earliestBeginDate, from: now), requires.isEmpty ? "-" : requires,
-                        request.blockers.isEmpty ? "none (launching)" : request.blockers.map(\.rawValue).joined(separator: ","))
+                        DurationText.until(request.earliestBeginDate, from: now), requires.isEmpty ? "-" : requires, blockers)
         }
         var running = TextTable("APP", "IDENTIFIER", "KIND", "STATE", "PID", "ELAPSED", "REMAINING", "REASON")
         for task in listing.tasks {

@@ -13,6 +13,11 @@ struct Listing: Encodable {
         var requiresExternalPower: Bool
         var submittedAt: Date
         var blockers: [Blocker]
+        /// When usage prediction holds it (`predictedUse`, `rarelyUsed`): when it may launch, and
+        /// the use it prepares for.
+        var plannedLaunchAt: Date?
+        var predictedUseAt: Date?
+        var predictionConfidence: Double?
     }
 
     struct Task: Encodable {
@@ -80,11 +85,14 @@ struct Listing: Encodable {
         let state = SchedulerState(reading: snapshot, settings: settings, catalog: catalog, now: now)
         generatedAt = now
         requests = snapshot.requests.sorted { $0.key < $1.key }.map { request in
-            Request(app: request.app, identifier: request.identifier, kind: request.kind,
-                    earliestBeginDate: request.earliestBeginDate,
-                    requiresNetworkConnectivity: request.requiresNetworkConnectivity,
-                    requiresExternalPower: request.requiresExternalPower, submittedAt: request.submittedAt,
-                    blockers: state.blockers(for: request, at: now))
+            let blockers = state.blockers(for: request, at: now)
+            let plan = blockers.contains(.predictedUse) || blockers.contains(.rarelyUsed) ? state.usagePlan(for: request, at: now) : nil
+            return Request(app: request.app, identifier: request.identifier, kind: request.kind,
+                           earliestBeginDate: request.earliestBeginDate,
+                           requiresNetworkConnectivity: request.requiresNetworkConnectivity,
+                           requiresExternalPower: request.requiresExternalPower, submittedAt: request.submittedAt,
+                           blockers: blockers, plannedLaunchAt: plan?.launchAt, predictedUseAt: plan?.predictedUse?.date,
+                           predictionConfidence: plan?.predictedUse?.confidence)
         }
         tasks = snapshot.tasks.sorted { $0.key < $1.key }.map { task in
             Task(app: task.app, identifier: task.identifier, kind: task.kind, state: task.state, pid: task.pid,
