@@ -13,12 +13,17 @@ public struct DashboardSnapshot: Sendable {
         /// The held push this row shows, if it is one.
         public var push: HeldPush?
         public var pushBlockers: [PushBlocker]
+        /// When usage prediction holds the request: when it may launch, and the use it prepares for.
+        public var plannedLaunch: Date?
+        public var predictedUse: Date?
 
-        public init(request: PendingRequest, blockers: [Blocker]) {
+        public init(request: PendingRequest, blockers: [Blocker], plannedLaunch: Date? = nil, predictedUse: Date? = nil) {
             self.request = request
             self.blockers = blockers
             push = nil
             pushBlockers = []
+            self.plannedLaunch = plannedLaunch
+            self.predictedUse = predictedUse
         }
 
         public init(push: HeldPush, blockers: [PushBlocker]) {
@@ -29,8 +34,16 @@ public struct DashboardSnapshot: Sendable {
             pushBlockers = blockers
         }
 
-        /// What the row waits for, in the short words of tables.
-        public var waitingLabels: [String] { push == nil ? blockers.map(\.label) : pushBlockers.map(\.label) }
+        /// What the row waits for, in the short words of tables; a wait for a predicted use says
+        /// for when (`use ~08:10, refresh 08:00`, UTC like every clock time on screen).
+        public var waitingLabels: [String] {
+            if push != nil { return pushBlockers.map(\.label) }
+            return blockers.map { blocker in
+                guard blocker == .predictedUse || blocker == .rarelyUsed, let plannedLaunch else { return blocker.label }
+                let use = predictedUse.map { "use ~\(TextFormat.clock($0, seconds: false)), " } ?? "\(blocker.label): "
+                return use + "refresh " + TextFormat.clock(plannedLaunch, seconds: false)
+            }
+        }
     }
 
     public var now: Date

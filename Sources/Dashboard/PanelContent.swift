@@ -39,9 +39,10 @@ struct PanelContent {
                 .compactMap { $0 }.joined(separator: ",")
             // The snapshot was read a moment ago; a begin date that has passed since is no blocker.
             // (Within a second counts as passed, as the EARLIEST column's "due" does.)
-            let blockers = row.blockers.filter { $0 != .earliestBeginDate || (request.earliestBeginDate ?? now).timeIntervalSince(now) >= 1 }
-            let waiting = blockers.isEmpty ? TableCell("ready: launching", style: palette.good)
-                                               : TableCell(blockers.map(\.label).joined(separator: ", "))
+            var shown = row
+            shown.blockers = row.blockers.filter { $0 != .earliestBeginDate || (request.earliestBeginDate ?? now).timeIntervalSince(now) >= 1 }
+            let waiting = shown.blockers.isEmpty ? TableCell("ready: launching", style: palette.good)
+                                                 : TableCell(shown.waitingLabels.joined(separator: ", "))
             return [TableCell(request.app.rawValue, keepsTail: true), TableCell(request.identifier.rawValue, keepsTail: true),
                     TableCell(kindLabel(request.kind, widths[2])),
                     TableCell(DurationText.until(request.earliestBeginDate, from: now)),

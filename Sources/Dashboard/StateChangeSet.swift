@@ -17,6 +17,8 @@ public struct StateChangeSet: Sendable, Hashable {
         case app(Identifier)
         /// A held push.
         case push(TaskKey)
+        /// An app's usage history.
+        case usage(Identifier)
     }
 
     /// A per-app folder of `requests/`, `tasks/`, `transfers/` or `pushes/` that appeared or went: every
@@ -89,6 +91,10 @@ public struct StateChangeSet: Sendable, Hashable {
         }
         if directory == paths.apps {
             if let id = Self.identifier(ofRecord: name) { records.insert(.app(id)) }
+            return
+        }
+        if directory == paths.usage {
+            if let id = Self.identifier(ofRecord: name) { records.insert(.usage(id)) }
             return
         }
         guard let app else { return }

@@ -18,6 +18,23 @@ public struct UsageHistory: Codable, Hashable, Sendable {
         self.uses = uses
     }
 
+    enum CodingKeys: String, CodingKey { case app, uses }
+
+    /// A file holding more uses than are ever kept, or out of order, is not one this program
+    /// wrote: refused (and quarantined), so it never costs the scheduler more than a bounded model.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        app = try container.decode(Identifier.self, forKey: .app)
+        uses = try container.decode([Date].self, forKey: .uses)
+        guard uses.count <= Self.maximumUses else {
+            throw DecodingError.dataCorruptedError(forKey: .uses, in: container,
+                                                   debugDescription: "at most \(Self.maximumUses) uses are kept, not \(uses.count)")
+        }
+        guard zip(uses, uses.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw DecodingError.dataCorruptedError(forKey: .uses, in: container, debugDescription: "uses must be in order, each once")
+        }
+    }
+
     /// The history with `more` uses added, sorted, without repeats (to the millisecond, as the
     /// files keep them), the oldest beyond ``maximumUses`` or ``maximumAge`` before `now` dropped.
     public func adding(_ more: [Date], now: Date) -> UsageHistory {

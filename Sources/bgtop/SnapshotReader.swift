@@ -51,7 +51,10 @@ struct SnapshotReader {
         }
         let state = SchedulerState(reading: snapshot, settings: settings, catalog: catalog, now: now)
         let pending = snapshot.requests.map { request in
-            DashboardSnapshot.PendingRow(request: request, blockers: state.blockers(for: request, at: now))
+            let blockers = state.blockers(for: request, at: now)
+            let plan = blockers.contains(.predictedUse) || blockers.contains(.rarelyUsed) ? state.usagePlan(for: request, at: now) : nil
+            return DashboardSnapshot.PendingRow(request: request, blockers: blockers, plannedLaunch: plan?.launchAt,
+                                                predictedUse: plan?.predictedUse?.date)
         } + snapshot.pushes.map { push in
             DashboardSnapshot.PendingRow(push: push, blockers: state.pushBlockers(for: push, at: now))
         }

@@ -12,6 +12,7 @@ final class StateMirror {
     private var transfers: [TaskKey: TransferRecord] = [:]
     private var apps: [Identifier: AppRecord] = [:]
     private var pushes: [TaskKey: HeldPush] = [:]
+    private var usage: [Identifier: UsageHistory] = [:]
     private(set) var snapshot = StateSnapshot()
     private let eventTail: EventTail
 
@@ -33,6 +34,7 @@ final class StateMirror {
         transfers = Dictionary(loaded.transfers.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         apps = Dictionary(loaded.apps.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         pushes = Dictionary(loaded.pushes.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        usage = Dictionary(loaded.usage.map { ($0.app, $0) }, uniquingKeysWith: { a, _ in a })
         snapshot = loaded
         eventTail.update()
     }
@@ -52,6 +54,7 @@ final class StateMirror {
             return
         }
         var changedRequests = false, changedTasks = false, changedTransfers = false, changedApps = false, changedPushes = false
+        var changedUsage = false
         // A folder that appeared or went: what it holds now replaces what was known of its app.
         var records = changes.records
         for folder in changes.folders {
@@ -101,6 +104,9 @@ final class StateMirror {
             case .push(let key):
                 pushes[key] = read(paths.push(key), as: HeldPush.self, names: key.description, into: &unreadable) { $0.key.description }
                 changedPushes = true
+            case .usage(let id):
+                usage[id] = read(paths.usage(of: id), as: UsageHistory.self, names: id.rawValue, into: &unreadable) { $0.app.rawValue }
+                changedUsage = true
             }
         }
         // Only the kinds that changed are gathered again.
@@ -109,6 +115,7 @@ final class StateMirror {
         if changedTransfers { snapshot.transfers = Array(transfers.values) }
         if changedApps { snapshot.apps = Array(apps.values) }
         if changedPushes { snapshot.pushes = Array(pushes.values) }
+        if changedUsage { snapshot.usage = Array(usage.values) }
         snapshot.unreadable = Array(unreadable.values)
     }
 

@@ -24,7 +24,7 @@ final class StateWatch {
     /// appear after the dashboard starts).
     func refreshWatches() {
         let mask = ChangeWatcher.defaultMask | UInt32(IN_MODIFY)
-        var wanted = [paths.root, paths.requests, paths.tasks, paths.transfers, paths.pushes, paths.apps, appsDirectory]
+        var wanted = [paths.root, paths.requests, paths.tasks, paths.transfers, paths.pushes, paths.usage, paths.apps, appsDirectory]
         // A state directory that does not exist yet: watch where it will appear.
         if !StateFiles.exists(paths.root) { wanted.append(StateFiles.directoryName(of: paths.root)) }
         for parent in [paths.requests, paths.tasks, paths.transfers, paths.pushes] {

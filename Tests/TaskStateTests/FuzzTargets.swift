@@ -78,6 +78,9 @@ enum StateFuzzTargets {
             precondition((try? PushPayload(validating: push.payload.text)) == push.payload, "a held push's payload is a valid one")
             _ = push.collapseGroup
         }
+        if let history = settled(UsageHistory.self, from: data) {
+            _ = history.adding([now], now: now)
+        }
         if let status = settled(SubscriptionStatus.self, from: data) {
             _ = status.streams.map(\.state)
         }

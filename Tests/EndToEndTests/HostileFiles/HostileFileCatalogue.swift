@@ -52,6 +52,8 @@ struct HostilePath: CustomStringConvertible, Sendable {
         HostilePath(base: .state, relative: "pushes/\(app)", isFolder: true),
         HostilePath(base: .state, relative: "subscriptions/\(app).json",
                     sample: #"{"app":"com.example.hostile","streams":[{"url":"http://127.0.0.1:9/t","state":"connected","failures":0}]}"#),
+        HostilePath(base: .state, relative: "usage/\(app).json",
+                    sample: #"{"app":"com.example.hostile","uses":["2026-11-20T08:10:00.000Z","2026-11-21T08:12:00.000Z"]}"#),
         HostilePath(base: .state, relative: "apps/\(app).json", sample: #"{"id":"com.example.hostile","enabled":true}"#),
         HostilePath(base: .state, relative: "outcomes/0000-hostile.json"),
         HostilePath(base: .state, relative: "inbox/new/0000-hostile.json",

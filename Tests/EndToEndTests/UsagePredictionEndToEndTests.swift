@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+import TaskState
+
+/// Usage prediction with the real scheduler and `bgctl`: a history imported from an LSApp trace
+/// places the refresh before the usual use, visibly, across `kill -9`.
+@Suite struct UsagePredictionEndToEndTests {
+    static let app = "com.example.reader"
+
+    /// An LSApp trace of an app opened every day for three weeks at `hour`:`minute` local time,
+    /// with a header, a Closed row per open, and a row of an app no --map names.
+    static func trace(hour: Int, minute: Int, now: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        var rows = ["user_id\tsession_id\ttimestamp\tapp_name\tevent_type"]
+        for day in 1...21 {
+            let date = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: now.addingTimeInterval(-Double(day) * 86_400))!
+            rows.append("1\t\(day)\t\(formatter.string(from: date))\tReader\tOpened")
+            rows.append("1\t\(day)\t\(formatter.string(from: date.addingTimeInterval(120)))\tReader\tClosed")
+        }
+        rows.append("1\t99\t\(formatter.string(from: now.addingTimeInterval(-3600)))\tSolitaire\tOpened")
+        return rows.joined(separator: "\n") + "\n"
+    }
+
+    @Test func anImportedHabitPlacesTheRefreshBeforeTheUseVisiblyAndDurably() throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], modes: ["fetch"], script: "exit 0\n")
+        var daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        // Two hours on, so the plan is in the future whatever the time of the run.
+        let now = Date()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        let use = now.addingTimeInterval(2 * 3600)
+        let parts = calendar.dateComponents([.hour, .minute], from: use)
+        let tracePath = env.root + "/lsapp.tsv"
+        try Self.trace(hour: parts.hour!, minute: parts.minute!, now: now).write(toFile: tracePath, atomically: true, encoding: .utf8)
+
+        let imported = try env.bgctl("usage", "import", tracePath, "--map", "Reader=\(Self.app)")
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout.contains("recorded 21 use(s) of \(Self.app)"), "\(imported)")
+        #expect(imported.stderr.contains("skipped 'Solitaire' (first on line 44): no --map for it"), "\(imported)")
+
+        #expect(try env.bgctl("submit", "--app", Self.app, "--id", "\(Self.app).refresh", "--kind", "refresh").status == 0)
+        func request() throws -> [String: Any] { try #require(try env.requests().first) }
+        #expect(try request()["blockers"] as? [String] == ["predictedUse"])
+        let planned = try #require(JSONFormat.date(from: try request()["plannedLaunchAt"] as? String ?? ""))
+        let predicted = try #require(JSONFormat.date(from: try request()["predictedUseAt"] as? String ?? ""))
+        #expect(predicted.timeIntervalSince(planned) == 600, "the lead is 10 minutes")
+        #expect(abs(predicted.timeIntervalSince(use)) < 61, "the use is predicted at its usual minute: \(predicted) vs \(use)")
+        #expect(try env.bgctl("list").stdout.contains("predictedUse (use ~"))
+
+        let shown = try env.bgctl("usage", Self.app)
+        #expect(shown.status == 0)
+        #expect(shown.stdout.contains("21 use(s)"), "\(shown)")
+        #expect(shown.stdout.contains("refresh planned"), "\(shown)")
+
+        daemon.crash()
+        daemon = try env.startDaemon()
+        #expect(try request()["blockers"] as? [String] == ["predictedUse"], "the history survives kill -9")
+        #expect(try env.bgctl("app", "used", Self.app).status == 0)
+        #expect(env.events(.appUsed).count == 2)
+        #expect(try env.tasks().isEmpty, "nothing launched before its planned time")
+    }
+
+    @Test func aBadTraceLineIsNamedAndNothingIsSent() throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], modes: ["fetch"], script: "exit 0\n")
+        let path = env.root + "/bad.tsv"
+        try "1\t1\t2026-11-20 08:10:00\tReader\tOpened\n1\t2\t2026-11-21 8:10\tReader\tOpened\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try env.bgctl("usage", "import", path, "--map", "Reader=\(Self.app)")
+        #expect(result.status == 2)
+        #expect(result.stderr == "bgctl: \(path): line 2: bad timestamp '2026-11-21 8:10': expected YYYY-MM-DD HH:MM:SS\n")
+        #expect(try Inbox(paths: env.paths).waiting().isEmpty)
+        let future = try env.bgctl("app", "used", Self.app, "--at", "2099-01-01T00:00:00Z")
+        #expect(future.status == 2)
+        #expect(future.stderr.hasPrefix("bgctl: bad --at '2099-01-01T00:00:00.000Z': expected a date from "), "\(future)")
+    }
+}
