@@ -16,14 +16,19 @@ public struct DashboardSnapshot: Sendable {
         /// When usage prediction holds the request: when it may launch, and the use it prepares for.
         public var plannedLaunch: Date?
         public var predictedUse: Date?
+        /// The app's week of use (168 likelihoods, Monday 00:00 first, in the scheduler's time
+        /// zone) for an app refresh of an app with a usage history: the detail view's heat map.
+        public var usageWeek: [Double]?
 
-        public init(request: PendingRequest, blockers: [Blocker], plannedLaunch: Date? = nil, predictedUse: Date? = nil) {
+        public init(request: PendingRequest, blockers: [Blocker], plannedLaunch: Date? = nil, predictedUse: Date? = nil,
+                    usageWeek: [Double]? = nil) {
             self.request = request
             self.blockers = blockers
             push = nil
             pushBlockers = []
             self.plannedLaunch = plannedLaunch
             self.predictedUse = predictedUse
+            self.usageWeek = usageWeek
         }
 
         public init(push: HeldPush, blockers: [PushBlocker]) {

@@ -34,6 +34,7 @@ enum Overlays {
         guard let index = state.currentIndex(state.focus, rows: rows) else { return }
         let source = rows.sourceIndices[index]
         var lines: [(String, String)] = []
+        var heatMap: (week: [Double], line: Int)?
         var key: TaskKey?
         let now = snapshot.now
         func date(_ value: Date?) -> String {
@@ -60,6 +61,14 @@ enum Overlays {
             key = request.key
             lines = [("app", request.app.rawValue), ("identifier", request.identifier.rawValue), ("kind", request.kind.rawValue),
                      ("earliest begin", date(request.earliestBeginDate)), ("submitted", date(request.submittedAt))]
+            if let planned = row.plannedLaunch {
+                let use = row.predictedUse.map { ", for a use expected at ~\(TextFormat.clock($0, seconds: false))" } ?? ""
+                lines.append(("planned launch", date(planned) + use))
+            }
+            if let week = row.usageWeek {
+                heatMap = (week, lines.count + 1)
+                lines += UsageHeatMap.lines()
+            }
             let blockers = Set(row.blockers)
             // Usage prediction's waits are listed only when they hold the request: most apps
             // have no usage history, and "ok" would say nothing.
@@ -117,6 +126,10 @@ enum Overlays {
             let labelStyle = line.0.hasSuffix("waiting") ? palette.error : palette.hint
             grid.put(line.0, x: rect.x + 2, y: y, style: labelStyle, maxWidth: 18)
             grid.put(line.1, x: rect.x + 21, y: y, style: palette.text, maxWidth: width - 23)
+        }
+        if let heatMap, heatMap.line < height - 3 {
+            UsageHeatMap.draw(&grid, week: heatMap.week, x: rect.x + 21, y: rect.y + 2 + heatMap.line,
+                              rows: height - 3 - heatMap.line, palette: palette)
         }
     }
 

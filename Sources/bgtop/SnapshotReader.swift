@@ -53,8 +53,10 @@ struct SnapshotReader {
         let pending = snapshot.requests.map { request in
             let blockers = state.blockers(for: request, at: now)
             let plan = blockers.contains(.predictedUse) || blockers.contains(.rarelyUsed) ? state.usagePlan(for: request, at: now) : nil
+            let model = request.kind == .appRefresh ? state.usageModels[request.app] : nil
             return DashboardSnapshot.PendingRow(request: request, blockers: blockers, plannedLaunch: plan?.launchAt,
-                                                predictedUse: plan?.predictedUse?.date)
+                                                predictedUse: plan?.predictedUse?.date,
+                                                usageWeek: model.map { model in (0..<UsageModel.hoursPerWeek).map(model.likelihood(hourOfWeek:)) })
         } + snapshot.pushes.map { push in
             DashboardSnapshot.PendingRow(push: push, blockers: state.pushBlockers(for: push, at: now))
         }

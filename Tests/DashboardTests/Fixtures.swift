@@ -155,6 +155,21 @@ enum Fixtures {
 
     static let empty = snapshot()
 
+    /// A reader app opened at about 08:10 on weekdays (often) and at 20:30 every day (sometimes),
+    /// its refresh waiting for the next morning's use.
+    static let predicted: DashboardSnapshot = {
+        var week = Array(repeating: 0.0, count: 168)
+        for day in 0..<7 {
+            if day < 5 { week[day * 24 + 8] = 0.9 }
+            week[day * 24 + 20] = 0.3
+        }
+        let request = PendingRequest(app: id("com.example.reader"), identifier: id("com.example.reader.refresh"), kind: .appRefresh,
+                                     submittedAt: at(-600))
+        let row = DashboardSnapshot.PendingRow(request: request, blockers: [.predictedUse], plannedLaunch: at(20 * 3600),
+                                               predictedUse: at(20 * 3600 + 600), usageWeek: week)
+        return snapshot(pending: [row])
+    }()
+
     static let busy = snapshot(pending: busyPending, tasks: busyTasks, transfers: someTransfers, events: busyEvents,
                                conditions: busyConditions)
 
