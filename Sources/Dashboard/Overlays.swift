@@ -127,7 +127,8 @@ enum Overlays {
             grid.put(line.0, x: rect.x + 2, y: y, style: labelStyle, maxWidth: 18)
             grid.put(line.1, x: rect.x + 21, y: y, style: palette.text, maxWidth: width - 23)
         }
-        if let heatMap, heatMap.line < height - 3 {
+        // Drawn only where the box has room for its 48 cells.
+        if let heatMap, heatMap.line < height - 3, width - 23 >= 48 {
             UsageHeatMap.draw(&grid, week: heatMap.week, x: rect.x + 21, y: rect.y + 2 + heatMap.line,
                               rows: height - 3 - heatMap.line, palette: palette)
         }

@@ -114,6 +114,7 @@ extension SchedulerState {
         var record = app(plan.app)
         record.launchCount += 1
         record.lastLaunchAt = now
+        if !plan.simulated, plan.requests.contains(where: { $0.kind == .appRefresh }) { record.lastRefreshLaunchAt = now }
         setApp(record)
         noteSessionLaunch(plan, now: now)
     }

@@ -30,6 +30,8 @@ extension SchedulerState {
     /// and transfer attempts to start. `busyTransfers` are attempts the runtime still runs.
     public mutating func effectsOfTime(at now: Date, busyTransfers: Set<TaskKey> = []) -> [SchedulerEffect] {
         var effects = expire(at: now)
+        // Likelihoods age with time even without new uses.
+        if usageModels.values.contains(where: { now.timeIntervalSince($0.builtAt) >= 3600 }) { rebuildUsageModels(now: now) }
         expireHeldPushes(at: now)
         dropUndeliverablePushes(now: now)
         let plans = addingPushDeliveries(to: dueLaunches(at: now), at: now)

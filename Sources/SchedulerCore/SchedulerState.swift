@@ -68,6 +68,7 @@ public struct SchedulerState: Sendable {
     public init(reading snapshot: StateSnapshot, settings: SchedulerSettings, catalog: ManifestCatalog, now: Date) {
         self.init(settings: settings, catalog: catalog, snapshot: snapshot,
                   conditions: snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now))
+        rebuildUsageModels(now: now)
     }
 
     /// Hands over the accumulated changes and starts a fresh set.
@@ -128,8 +129,7 @@ public struct SchedulerState: Sendable {
     /// Keeps the app's history and rebuilds its model as of `now`.
     mutating func setUsage(_ history: UsageHistory, now: Date, recordChange: Bool = true) {
         usage[history.app] = history
-        usageModels[history.app] = UsageModel(history: history, now: max(now, history.lastUse ?? now),
-                                              halfLifeDays: settings.usageHalfLifeDays, timeZone: timeZone)
+        usageModels[history.app] = UsageModel(history: history, now: now, halfLifeDays: settings.usageHalfLifeDays, timeZone: timeZone)
         if recordChange { changes.usage.insert(history.app) }
     }
 

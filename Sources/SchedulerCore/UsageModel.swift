@@ -4,11 +4,12 @@ import TaskState
 /// How likely a person is to use an app in each hour of the week, learned from its history of
 /// uses: simple statistics that can be printed and checked by hand.
 ///
-/// Each use counts `0.5^(age / halfLife)` in the hour of the week it fell in (local time), so a
-/// habit the person dropped fades. The likelihood of an hour is its weight divided by the weeks
-/// observed (weighted the same way, from the first use to when the model was built, at least
-/// two): 1 means "used in this hour every week". The predicted minute within an hour is the
-/// weighted mean of the uses' minutes.
+/// Each hour of each week in which the app was used counts once, `0.5^(age / halfLife)` of its
+/// newest use, in its hour of the week (local time), so a burst of opens is one use and a habit
+/// the person dropped fades. The likelihood of an hour is its weight divided by the weeks observed
+/// (weighted the same way, from the first use to when the model was built, at least two): 1 means
+/// "used in this hour every week". The predicted minute within an hour is the weighted mean of
+/// those uses' minutes.
 public struct UsageModel: Sendable, Equatable {
     public static let hoursPerWeek = 168
     /// A model needs two weeks of watching before any hour can count as a habit.
@@ -21,16 +22,21 @@ public struct UsageModel: Sendable, Equatable {
     public private(set) var weeksObserved: Double
     public let builtAt: Date
     public let timeZone: TimeZone
+    private let calendar: Calendar
 
     /// The model of `history` as of `now`.
     public init(history: UsageHistory, now: Date, halfLifeDays: Double, timeZone: TimeZone) {
         self.builtAt = now
         self.timeZone = timeZone
+        calendar = Self.calendar(timeZone)
         weights = Array(repeating: 0, count: Self.hoursPerWeek)
         minuteSums = Array(repeating: 0, count: Self.hoursPerWeek)
         let halfLife = max(halfLifeDays, 0.001) * 86_400
-        let calendar = Self.calendar(timeZone)
-        for use in history.uses where use <= now {
+        // Newest first, so each hour of the calendar counts its newest use only.
+        var counted = Set<Int64>()
+        for use in history.uses.reversed() where use <= now {
+            let absoluteHour = Int64(((use.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: use))) / 3600).rounded(.down))
+            guard counted.insert(absoluteHour).inserted else { continue }
             let weight = pow(0.5, now.timeIntervalSince(use) / halfLife)
             let (hour, minute) = Self.hourOfWeek(use, calendar: calendar)
             weights[hour] += weight
@@ -56,13 +62,15 @@ public struct UsageModel: Sendable, Equatable {
 
     /// The first hour after `now`, within `horizon`, whose likelihood reaches `minimumConfidence`,
     /// at the weighted mean minute of its uses.
+    /// Hours are stepped by arithmetic from the hour of `now` (one calendar call, not one an
+    /// hour): across a change of daylight saving time, that day's hours are off by one.
     public func nextUse(after now: Date, within horizon: TimeInterval, minimumConfidence: Double) -> Prediction? {
-        let calendar = Self.calendar(timeZone)
         guard let hourStart = calendar.dateInterval(of: .hour, for: now)?.start else { return nil }
-        let hours = Int((horizon / 3600).rounded(.up)) + 1
+        let firstHour = Self.hourOfWeek(hourStart, calendar: calendar).hour
+        let hours = Int((min(max(horizon, 0), 31 * 86_400) / 3600).rounded(.up)) + 1
         for step in 0..<max(hours, 1) {
             let start = hourStart.addingTimeInterval(Double(step) * 3600)
-            let hour = Self.hourOfWeek(start, calendar: calendar).hour
+            let hour = (firstHour + step) % Self.hoursPerWeek
             let confidence = likelihood(hourOfWeek: hour)
             guard confidence >= minimumConfidence, weights[hour] > 0 else { continue }
             let date = start.addingTimeInterval((minuteSums[hour] / weights[hour]).rounded() * 60)

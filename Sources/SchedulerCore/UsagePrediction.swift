@@ -15,28 +15,34 @@ public struct UsagePlan: Sendable, Equatable {
 extension SchedulerState {
     /// The plan usage prediction makes for `request` at `now`, when it holds it back; `nil` when
     /// it does not (prediction off, not an app refresh, no history, no confident use within the
-    /// horizon, or the planned time has come).
+    /// horizon after the request became ready, or the planned time has come).
     public func usagePlan(for request: PendingRequest, at now: Date) -> UsagePlan? {
-        guard settings.usagePrediction, request.kind == .appRefresh, let last = usage[request.app]?.lastUse else { return nil }
-        if now.timeIntervalSince(last) > settings.staleAfterDays * 86_400 {
-            guard let launched = apps[request.app]?.lastLaunchAt else { return nil }
-            let next = launched.addingTimeInterval(86_400)
-            return next > now ? UsagePlan(blocker: .rarelyUsed, launchAt: next) : nil
-        }
-        guard let model = usageModels[request.app],
-              let prediction = model.nextUse(after: max(now, request.readyDate), within: settings.predictionHorizonSeconds,
-                                             minimumConfidence: settings.predictionMinimumConfidence) else { return nil }
-        let launchAt = prediction.date.addingTimeInterval(-settings.predictionLeadSeconds)
-        return launchAt > now ? UsagePlan(blocker: .predictedUse, launchAt: launchAt, predictedUse: prediction) : nil
+        guard let plan = plannedLaunch(for: request, at: now), plan.launchAt > now else { return nil }
+        return plan
     }
 
-    /// The use a launch at `now` of `request` prepares for, when prediction placed it: a confident
-    /// use within the lead (and a minute) from now. For the `launched` event's words.
-    func predictedUse(servedBy request: PendingRequest, at now: Date) -> UsageModel.Prediction? {
-        guard settings.usagePrediction, request.kind == .appRefresh, let model = usageModels[request.app],
-              let prediction = model.nextUse(after: now, within: settings.predictionLeadSeconds + 60,
+    /// The plan for `request`, whether or not its time has come. A predicted use is looked for
+    /// once, from when the request became ready: the wait is bounded by the horizon, and a plan
+    /// whose time passed while something else held the request is not made again for a later use.
+    func plannedLaunch(for request: PendingRequest, at now: Date) -> UsagePlan? {
+        guard settings.usagePrediction, request.kind == .appRefresh, let last = usage[request.app]?.lastUse else { return nil }
+        if now.timeIntervalSince(last) > settings.staleAfterDays * 86_400 {
+            guard let refreshed = apps[request.app]?.lastRefreshLaunchAt else { return nil }
+            return UsagePlan(blocker: .rarelyUsed, launchAt: refreshed.addingTimeInterval(86_400))
+        }
+        guard let model = usageModels[request.app],
+              let prediction = model.nextUse(after: request.readyDate, within: settings.predictionHorizonSeconds,
                                              minimumConfidence: settings.predictionMinimumConfidence) else { return nil }
-        return prediction
+        return UsagePlan(blocker: .predictedUse, launchAt: prediction.date.addingTimeInterval(-settings.predictionLeadSeconds),
+                         predictedUse: prediction)
+    }
+
+    /// The use a launch at `now` of `request` prepares for, when prediction placed it: it made
+    /// the request wait past its ready time, and that time has come. For the `launched` event.
+    func predictedUse(servedBy request: PendingRequest, at now: Date) -> UsageModel.Prediction? {
+        guard let plan = plannedLaunch(for: request, at: now), plan.blocker == .predictedUse,
+              plan.launchAt > request.readyDate, plan.launchAt <= now else { return nil }
+        return plan.predictedUse
     }
 
     /// `appUsed`: a person used the app at `uses`; the model learns from them.
@@ -52,5 +58,11 @@ extension SchedulerState {
         record(Event(time: now, type: .appUsed, app: appID, command: command,
                      message: "\(appID): \(uses.count) use(s) recorded\(latest); \(history.uses.count) known"))
         return .success("recorded \(uses.count) use(s) of \(appID) (\(max(0, added)) new, \(history.uses.count) known)")
+    }
+
+    /// Rebuilds every app's model as of `now` (hourly in the scheduler, so likelihoods age even
+    /// without new uses; at `now` in readers, so they judge as the scheduler does).
+    public mutating func rebuildUsageModels(now: Date) {
+        for history in usage.values { setUsage(history, now: now, recordChange: false) }
     }
 }

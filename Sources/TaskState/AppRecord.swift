@@ -24,6 +24,9 @@ public struct AppRecord: Codable, Hashable, Sendable {
     /// The app's answer to its latest push, and when.
     public var lastPushResult: FetchResult?
     public var lastPushResultAt: Date?
+    /// The last launch of an app refresh the policy placed (not simulated): a rarely used app
+    /// gets one a day.
+    public var lastRefreshLaunchAt: Date?
     /// Message ids of the latest pushes received (at most 64), so a duplicate is delivered once.
     public var recentPushMessageIDs: [String]?
 

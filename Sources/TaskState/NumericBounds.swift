@@ -17,8 +17,9 @@ public enum NumericBounds {
     /// How far from now a date in a command may be (`earliestBeginDate`, `issuedAt`), either way:
     /// ten years of 365 days. Also the largest `+SECONDS` of `--earliest`.
     public static let dateReach: TimeInterval = 315_360_000
-    /// Uses in one `appUsed` command: 1 to 10,000 (`bgctl usage import` sends more in several).
-    public static let usesPerCommand: ClosedRange<Int64> = 1...10_000
+    /// Uses in one `appUsed` command: 1 to 1,000, so the largest such command stays well within
+    /// the inbox's 64 KiB (`bgctl usage import` sends more in several).
+    public static let usesPerCommand: ClosedRange<Int64> = 1...1_000
     /// `bgctl events --limit`: 0 to 1,000,000 events.
     public static let eventLimit: ClosedRange<Int64> = 0...1_000_000
 

@@ -39,9 +39,11 @@ public struct UsageHistory: Codable, Hashable, Sendable {
     /// files keep them), the oldest beyond ``maximumUses`` or ``maximumAge`` before `now` dropped.
     public func adding(_ more: [Date], now: Date) -> UsageHistory {
         let oldest = now.addingTimeInterval(-Self.maximumAge)
+        // A use from the future (a clock that was wrong) would outweigh every real one.
+        let newest = now.addingTimeInterval(60)
         var seen = Set<Int64>()
         var merged: [Date] = []
-        for date in (uses + more).sorted() where date >= oldest {
+        for date in (uses + more).sorted() where date >= oldest && date <= newest {
             let millisecond = SafeNumber.int64(date.timeIntervalSince1970 * 1000, .down)
             if seen.insert(millisecond).inserted { merged.append(date) }
         }

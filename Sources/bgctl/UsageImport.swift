@@ -33,14 +33,18 @@ struct UsageImport: ParsableCommand {
             printError("\(file): \(error)")
             throw BGCtl.Exit.usage
         }
-        var uses: [Identifier: [Date]] = [:]
+        var uses: [Identifier: [LSAppTrace.Open]] = [:]
         var unknown: [String: Int] = [:]
         for open in opens where user == nil || open.user == user {
             if let app = names[open.app] {
-                uses[app, default: []].append(open.date)
+                uses[app, default: []].append(open)
             } else if unknown[open.app] == nil {
                 unknown[open.app] = open.line
             }
+        }
+        let users = Set(opens.map(\.user))
+        if user == nil && users.count > 1 {
+            printError("note: the trace holds \(users.count) users' rows, imported as one history; --user ID keeps one")
         }
         for (name, line) in unknown.sorted(by: { $0.value < $1.value }) {
             printError("skipped '\(name)' (first on line \(line)): no --map for it")
@@ -50,11 +54,25 @@ struct UsageImport: ParsableCommand {
             throw BGCtl.Exit.refused
         }
         let now = Date()
-        let shift = noShift ? 0 : Self.shift(newest: uses.values.flatMap { $0 }.max() ?? now, now: now)
-        if shift > 0 { print("moved the trace \(Int(shift / 604_800)) week(s) forward") }
+        let weeks = noShift ? 0 : Self.weeksToShift(newest: uses.values.flatMap { $0.map(\.date) }.max() ?? now, now: now)
+        if weeks > 0 { print("moved the trace \(weeks) week(s) forward") }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = utc ? TimeZone(identifier: "UTC")! : .current
+        // The scheduler keeps the last year: a use outside it is named and left out, the rest sent.
+        let kept = now.addingTimeInterval(-UsageHistory.maximumAge)...now.addingTimeInterval(60)
         let sender = CommandSender(locations: locations)
-        for (app, dates) in uses.sorted(by: { $0.key < $1.key }) {
-            let moved = dates.map { $0.addingTimeInterval(shift) }.sorted()
+        for (app, rows) in uses.sorted(by: { $0.key < $1.key }) {
+            var moved: [Date] = []
+            for row in rows {
+                // By calendar weeks, so the local hour stays across daylight saving time.
+                let date = calendar.date(byAdding: .weekOfYear, value: weeks, to: row.date) ?? row.date
+                if kept.contains(date) {
+                    moved.append(date)
+                } else {
+                    printError("line \(row.line): \(JSONFormat.string(from: date)) is outside the last year the scheduler keeps; left out")
+                }
+            }
+            moved.sort()
             for start in stride(from: 0, to: moved.count, by: Int(NumericBounds.usesPerCommand.upperBound)) {
                 let chunk = Array(moved[start..<min(moved.count, start + Int(NumericBounds.usesPerCommand.upperBound))])
                 try sender.send(.appUsed(app: app, uses: chunk))
@@ -63,11 +81,10 @@ struct UsageImport: ParsableCommand {
     }
 
     /// Whole weeks that bring `newest` into the last week before `now` (0 when it is there).
-    static func shift(newest: Date, now: Date) -> TimeInterval {
-        let week = 604_800.0
+    static func weeksToShift(newest: Date, now: Date) -> Int {
         let behind = now.timeIntervalSince(newest)
-        guard behind > week else { return 0 }
-        return (behind / week).rounded(.down) * week
+        guard behind > 604_800 else { return 0 }
+        return Int((behind / 604_800).rounded(.down))
     }
 
     private func readMap() throws -> [String: Identifier] {

@@ -113,6 +113,46 @@ struct UsagePredictionTests {
         #expect(state.usage.isEmpty)
     }
 
+    @Test func aPlanWhoseTimePassedWhileSomethingElseHeldTheRequestIsNotMadeAgain() throws {
+        let weekStart = Self.time(week: 3, day: 0, 0)
+        var state = Self.state(uses: Self.weekdayUses(weeks: 0..<3, 8, 10), at: weekStart)
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: weekStart)
+        let request = try #require(state.request(Self.refresh, app: Self.app))
+        // At 08:12 (the machine was asleep through 08:00), it goes at once, not tomorrow.
+        let late = Self.time(week: 3, day: 0, 8, 12)
+        #expect(state.blockers(for: request, at: late).isEmpty)
+        #expect(state.dueLaunches(at: late).count == 1)
+    }
+
+    @Test func aBurstOfOpensInOneHourCountsOnceAndAFutureUseIsIgnored() throws {
+        let now = Self.time(week: 3, day: 0, 0)
+        // Ten opens within one Tuesday hour, once: not a weekly habit.
+        let burst = (0..<10).map { Self.time(week: 2, day: 1, 9, $0 * 5) }
+        let state = Self.state(uses: burst, at: now)
+        let model = try #require(state.usageModels[Self.app])
+        #expect(model.likelihood(hourOfWeek: 24 + 9) < 0.5, "\(model.likelihood(hourOfWeek: 24 + 9))")
+        let history = UsageHistory(app: Self.app).adding([now.addingTimeInterval(3600), now], now: now)
+        #expect(history.uses == [now], "a use from the future is dropped")
+    }
+
+    @Test func onlyRefreshLaunchesCountForARarelyUsedApp() throws {
+        let now = Self.time(week: 5, day: 2, 12)
+        var state = Self.state(uses: Self.weekdayUses(weeks: 0..<3, 8, 10), at: now)
+        // A push launch an hour ago is no refresh.
+        _ = PushRulesTests.deliver(state.run(PushRulesTests.push(), at: now.addingTimeInterval(-3600)).effects, in: &state, pid: 900,
+                                   at: now.addingTimeInterval(-3600))
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: now)
+        let request = try #require(state.request(Self.refresh, app: Self.app))
+        #expect(state.blockers(for: request, at: now).isEmpty)
+    }
+
+    @Test func theLargestUsesCommandFitsTheInbox() throws {
+        let now = Self.time(week: 3, day: 0, 0)
+        let uses = (0..<Int(NumericBounds.usesPerCommand.upperBound)).map { now.addingTimeInterval(-Double($0) * 61.123) }
+        let command = Command(issuedAt: now, issuerPID: 4_194_304, action: .appUsed(app: ident(String(repeating: "a", count: 128)), uses: uses))
+        #expect(try JSONFormat.encode(command).count < 64 << 10)
+    }
+
     @Test func repeatedUsesAreKeptOnceAndTheHistoryIsBounded() {
         let now = Self.time(week: 3, day: 0, 0)
         let history = UsageHistory(app: Self.app).adding([now, now, now.addingTimeInterval(-60)], now: now)
