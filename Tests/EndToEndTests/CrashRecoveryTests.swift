@@ -84,6 +84,8 @@ import Glibc
 
         let second = try env.startDaemon()
         defer { second.stop() }
+        // The first commit writes the heartbeat before it appends its events.
+        try env.waitUntil("the adoption to be logged") { !env.events(.adopted).isEmpty }
         #expect(env.events(.adopted).map(\.pid) == [pid])
         let tasks = try env.tasks()
         #expect(tasks.count == 1)
