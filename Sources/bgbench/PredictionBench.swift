@@ -9,26 +9,26 @@ struct PredictionBench: ParsableCommand {
         commandName: "prediction",
         abstract: "Replay a usage trace through the scheduler core: freshness and launches of usage prediction beside run-at-earliest and an hourly timer.",
         discussion: """
-        Each app has one app refresh request. Policies: earliest (today, usagePrediction false: the handler
-        completes 5 s after its launch and resubmits with earliestBeginDate = now + --interval); hourly (a
-        systemd-style timer: one refresh per app every hour on the hour); prediction (as earliest, with
-        usagePrediction true and default settings; every open is fed to the core as an appUsed command when it
-        happens, so the first weeks are the model's warm-up). Freshness: the share of opens that had a refresh
-        of the app completed in the 30 minutes before. Cost: launches per app per day. Reported over the whole
+        Each app has one app refresh request. Policies: earliest (today, usagePrediction false: the handler \
+        completes 5 s after its launch and resubmits with earliestBeginDate = now + --interval); hourly (a \
+        systemd-style timer: one refresh per app every hour on the hour); prediction (as earliest, with \
+        usagePrediction true and default settings; every open is fed to the core as an appUsed command when it \
+        happens, so the first weeks are the model's warm-up). Freshness: the share of opens that had a refresh \
+        of the app completed in the 30 minutes before. Cost: launches per app per day. Reported over the whole \
         trace and over its last --recent-weeks. No daemon, no processes, no files: the clock is simulated, in UTC.
 
-        The default trace is synthetic, drawn from --seed: 20 apps of one person over --weeks weeks from Monday
-        2026-01-05, opens at a time ± noise (triangular) with a chance per day: news weekdays 08:10±10 (90%),
-        weather daily 07:30±15, podcasts weekdays 08:40±10 and 17:50±15, lunch weekdays 12:15±15, tv daily
-        20:30±20, recipes weekdays 18:30±20 (60%), reader daily 22:45±15, calendar weekdays 08:55±5, fitness
-        Mon/Wed/Fri 06:45±10, bank weekdays 09:30±30 (50%), hiking Saturday 09:00±30, brunch Sunday 11:00±30,
-        scores weekends 15:00±60; messenger 6-10 opens a day and social 3-6 at random minutes of the day, mail
-        weekdays 09:00, 13:00, 17:00 ±20 plus 0-2 random opens; travel, taxes, photo-editor and parking 2-4
+        The default trace is synthetic, drawn from --seed: 20 apps of one person over --weeks weeks from Monday \
+        2026-01-05, opens at a time ± noise (triangular) with a chance per day (70-95 % unless given): news weekdays 08:10±10 (90%), \
+        weather daily 07:30±15, podcasts weekdays 08:40±10 and 17:50±15, lunch weekdays 12:15±15, tv daily \
+        20:30±20, recipes weekdays 18:30±20 (60%), reader daily 22:45±15, calendar weekdays 08:55±5, fitness \
+        Mon/Wed/Fri 06:45±10, bank weekdays 09:30±30 (50%), hiking Saturday 09:00±30, brunch Sunday 11:00±30, \
+        scores weekends 15:00±60; messenger 6-10 opens a day and social 3-6 at random minutes of the day, mail \
+        weekdays 09:00, 13:00, 17:00 ±20 plus 0-2 random opens; travel, taxes, photo-editor and parking 2-4 \
         times a month at random. See docs/performance.md.
 
-        --trace FILE replays a file in LSApp's TSV layout instead (user_id, session_id, timestamp, app_name,
-        event_type; Opened rows count; timestamps YYYY-MM-DD HH:MM:SS read in UTC), each user on their own
-        (--user: only one). An app name becomes the identifier lsapp.NAME, NAME lowercased with every character
+        --trace FILE replays a file in LSApp's TSV layout instead (user_id, session_id, timestamp, app_name, \
+        event_type; Opened rows count; timestamps YYYY-MM-DD HH:MM:SS read in UTC), each user on their own \
+        (--user: only one). An app name becomes the identifier lsapp.NAME, NAME lowercased with every character \
         other than a-z, 0-9, '.', '-', '_' replaced by '-'. A malformed line stops the run, naming the line.
         """)
 

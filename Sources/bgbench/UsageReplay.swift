@@ -79,14 +79,9 @@ struct UsageReplay {
         var completions: [(date: Date, app: Identifier, pid: Int32)] = []
         var nextCompletion = 0
         var nextOpen = 0
+        // Each turn handles the instant `now` (the first: the requests submitted at the start), then
+        // moves the clock on.
         while true {
-            var next = trace.end
-            if nextOpen < trace.opens.count { next = min(next, trace.opens[nextOpen].date) }
-            if nextCompletion < completions.count { next = min(next, completions[nextCompletion].date) }
-            // A wake that is not after now would stall the clock; a second later is the next look.
-            if let wake = state.nextWake(after: now) { next = min(next, max(wake, now.addingTimeInterval(1))) }
-            guard next < trace.end else { break }
-            now = max(now, next)
             while nextCompletion < completions.count, completions[nextCompletion].date <= now {
                 let done = completions[nextCompletion]
                 nextCompletion += 1
@@ -111,6 +106,13 @@ struct UsageReplay {
             }
             // The events are the daemon's log; nothing here reads them.
             _ = state.takeChanges()
+            var next = trace.end
+            if nextOpen < trace.opens.count { next = min(next, trace.opens[nextOpen].date) }
+            if nextCompletion < completions.count { next = min(next, completions[nextCompletion].date) }
+            // A wake that is not after now would stall the clock; a second later is the next look.
+            if let wake = state.nextWake(after: now) { next = min(next, max(wake, now.addingTimeInterval(1))) }
+            guard next < trace.end else { break }
+            now = max(now, next)
         }
     }
 
