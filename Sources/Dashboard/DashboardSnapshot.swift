@@ -44,7 +44,7 @@ public struct DashboardSnapshot: Sendable {
         public var waitingLabels: [String] {
             if push != nil { return pushBlockers.map(\.label) }
             return blockers.map { blocker in
-                guard blocker == .predictedUse || blocker == .rarelyUsed, let plannedLaunch else { return blocker.label }
+                guard blocker.isUsagePlan, let plannedLaunch else { return blocker.label }
                 let use = predictedUse.map { "use ~\(TextFormat.clock($0, seconds: false)), " } ?? "\(blocker.label): "
                 return use + "refresh " + TextFormat.clock(plannedLaunch, seconds: false)
             }

@@ -72,7 +72,7 @@ enum Overlays {
             let blockers = Set(row.blockers)
             // Usage prediction's waits are listed only when they hold the request: most apps
             // have no usage history, and "ok" would say nothing.
-            for blocker in Blocker.allCases where blockers.contains(blocker) || !(blocker == .predictedUse || blocker == .rarelyUsed) {
+            for blocker in Blocker.allCases where blockers.contains(blocker) || !blocker.isUsagePlan {
                 lines.append((blockers.contains(blocker) ? "  waiting" : "  ok", Self.condition(clearing: blocker, for: request)))
             }
         case .running:
@@ -159,6 +159,7 @@ enum Overlays {
         case .noManifest: return "manifest usable"
         case .predictedUse: return "the refresh's planned time, before the predicted use (app refresh only)"
         case .rarelyUsed: return "a day since the last refresh of a rarely used app"
+        case .usageRate: return "no more refreshes than the app has uses (no habit to prepare for)"
         }
     }
 }

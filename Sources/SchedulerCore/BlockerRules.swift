@@ -27,7 +27,7 @@ extension SchedulerState {
         var date = Date.distantPast
         if blockers.contains(.earliestBeginDate), let earliest = request.earliestBeginDate { date = max(date, earliest) }
         if blockers.contains(.throttled), let until = app(request.app).throttledUntil { date = max(date, until) }
-        if blockers.contains(.predictedUse) || blockers.contains(.rarelyUsed), let plan = plannedLaunch(for: request, at: now) {
+        if blockers.contains(where: \.isUsagePlan), let plan = plannedLaunch(for: request, at: now) {
             date = max(date, plan.launchAt)
         }
         return date

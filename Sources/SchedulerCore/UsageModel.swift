@@ -18,6 +18,7 @@ public struct UsageModel: Sendable, Equatable {
     /// Weighted uses per hour of the week; hour 0 is Monday 00:00–01:00.
     public private(set) var weights: [Double]
     private var minuteSums: [Double]
+    private var minuteSquares: [Double]
     /// Weighted weeks from the first use to ``builtAt``.
     public private(set) var weeksObserved: Double
     public let builtAt: Date
@@ -31,6 +32,7 @@ public struct UsageModel: Sendable, Equatable {
         calendar = Self.calendar(timeZone)
         weights = Array(repeating: 0, count: Self.hoursPerWeek)
         minuteSums = Array(repeating: 0, count: Self.hoursPerWeek)
+        minuteSquares = Array(repeating: 0, count: Self.hoursPerWeek)
         let halfLife = max(halfLifeDays, 0.001) * 86_400
         // Newest first, so each hour of the calendar counts its newest use only.
         var counted = Set<Int64>()
@@ -41,6 +43,7 @@ public struct UsageModel: Sendable, Equatable {
             let (hour, minute) = Self.hourOfWeek(use, calendar: calendar)
             weights[hour] += weight
             minuteSums[hour] += weight * Double(minute)
+            minuteSquares[hour] += weight * Double(minute * minute)
         }
         // The integral of the decay over the span watched, in weeks.
         let span = max(0, now.timeIntervalSince(history.uses.first ?? now))
@@ -56,8 +59,12 @@ public struct UsageModel: Sendable, Equatable {
 
     /// A predicted use: when, and how likely the model thinks a use in that hour is.
     public struct Prediction: Sendable, Equatable {
+        /// The weighted mean minute of the hour's uses.
         public var date: Date
         public var confidence: Double
+        /// How far the uses of that hour spread around `date` (their weighted standard deviation):
+        /// a refresh for an 08:10 habit that wanders by 15 minutes must come before 07:55.
+        public var spread: TimeInterval = 0
     }
 
     /// The first hour after `now`, within `horizon`, whose likelihood reaches `minimumConfidence`,
@@ -73,10 +80,12 @@ public struct UsageModel: Sendable, Equatable {
             let hour = (firstHour + step) % Self.hoursPerWeek
             let confidence = likelihood(hourOfWeek: hour)
             guard confidence >= minimumConfidence, weights[hour] > 0 else { continue }
-            let date = start.addingTimeInterval((minuteSums[hour] / weights[hour]).rounded() * 60)
+            let mean = minuteSums[hour] / weights[hour]
+            let variance = max(0, minuteSquares[hour] / weights[hour] - mean * mean)
+            let date = start.addingTimeInterval(mean.rounded() * 60)
             guard date > now else { continue }
             guard date <= now.addingTimeInterval(horizon) else { return nil }
-            return Prediction(date: date, confidence: confidence)
+            return Prediction(date: date, confidence: confidence, spread: (variance.squareRoot() * 60).rounded())
         }
         return nil
     }

@@ -30,11 +30,26 @@ extension SchedulerState {
             guard let refreshed = apps[request.app]?.lastRefreshLaunchAt else { return nil }
             return UsagePlan(blocker: .rarelyUsed, launchAt: refreshed.addingTimeInterval(86_400))
         }
-        guard let model = usageModels[request.app],
-              let prediction = model.nextUse(after: request.readyDate, within: settings.predictionHorizonSeconds,
-                                             minimumConfidence: settings.predictionMinimumConfidence) else { return nil }
-        return UsagePlan(blocker: .predictedUse, launchAt: prediction.date.addingTimeInterval(-settings.predictionLeadSeconds),
+        guard let model = usageModels[request.app] else { return nil }
+        guard let prediction = model.nextUse(after: request.readyDate, within: settings.predictionHorizonSeconds,
+                                             minimumConfidence: settings.predictionMinimumConfidence) else {
+            return usageRatePlan(for: request, history: usage[request.app], now: now)
+        }
+        // Before the habit's early uses too, not only its mean.
+        return UsagePlan(blocker: .predictedUse, launchAt: prediction.date.addingTimeInterval(-settings.predictionLeadSeconds - prediction.spread),
                          predictedUse: prediction)
+    }
+
+    /// With no habit to prepare for, an app is refreshed about as often as it is used: at most
+    /// twice per mean gap between its uses over the half-life (between 30 minutes and a day).
+    private func usageRatePlan(for request: PendingRequest, history: UsageHistory?, now: Date) -> UsagePlan? {
+        guard let history, let first = history.uses.first, let refreshed = apps[request.app]?.lastRefreshLaunchAt else { return nil }
+        let window = min(settings.usageHalfLifeDays * 86_400, max(now.timeIntervalSince(first), 86_400))
+        let from = now.addingTimeInterval(-window)
+        let recent = history.uses.reversed().prefix { $0 >= from }.count
+        // Twice per mean gap: a use lands at a random moment, and half the gap is its expected wait.
+        let gap = min(max(window / Double(max(recent, 1)) / 2, 1800), 86_400)
+        return UsagePlan(blocker: .usageRate, launchAt: refreshed.addingTimeInterval(gap))
     }
 
     /// The use a launch at `now` of `request` prepares for, when prediction placed it: it made

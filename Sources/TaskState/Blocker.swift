@@ -25,6 +25,8 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
     case predictedUse
     /// The app has not been used for `staleAfterDays`: it is refreshed at most once a day.
     case rarelyUsed
+    /// The app has no habit to prepare for: it is refreshed no more often than it is used.
+    case usageRate
 
     /// The short words of tables (`bgtop`'s pending and transfer panels); `bgctl` and the detail
     /// view use the case name itself.
@@ -38,12 +40,15 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
         case .noManifest: return "no manifest"
         case .predictedUse: return "predicted use"
         case .rarelyUsed: return "rarely used"
+        case .usageRate: return "use rate"
         case .network, .idle, .throttled: return rawValue
         }
     }
 
     /// Blockers that clear by themselves when a time passes.
-    public var isTimed: Bool { self == .earliestBeginDate || self == .throttled || self == .predictedUse || self == .rarelyUsed }
+    public var isTimed: Bool {
+        self == .earliestBeginDate || self == .throttled || self == .predictedUse || self == .rarelyUsed || self == .usageRate
+    }
 
     /// Blockers that clear when a probed machine condition changes.
     public var condition: Conditions.Name? {
@@ -79,3 +84,8 @@ public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
     }
 }
 
+
+extension Blocker {
+    /// A wait placed by usage prediction (`predictedUse`, `rarelyUsed`, `usageRate`).
+    public var isUsagePlan: Bool { self == .predictedUse || self == .rarelyUsed || self == .usageRate }
+}

@@ -86,7 +86,7 @@ struct Listing: Encodable {
         generatedAt = now
         requests = snapshot.requests.sorted { $0.key < $1.key }.map { request in
             let blockers = state.blockers(for: request, at: now)
-            let plan = blockers.contains(.predictedUse) || blockers.contains(.rarelyUsed) ? state.usagePlan(for: request, at: now) : nil
+            let plan = blockers.contains(where: \.isUsagePlan) ? state.usagePlan(for: request, at: now) : nil
             return Request(app: request.app, identifier: request.identifier, kind: request.kind,
                            earliestBeginDate: request.earliestBeginDate,
                            requiresNetworkConnectivity: request.requiresNetworkConnectivity,

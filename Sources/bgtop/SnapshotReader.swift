@@ -52,7 +52,7 @@ struct SnapshotReader {
         let state = SchedulerState(reading: snapshot, settings: settings, catalog: catalog, now: now)
         let pending = snapshot.requests.map { request in
             let blockers = state.blockers(for: request, at: now)
-            let plan = blockers.contains(.predictedUse) || blockers.contains(.rarelyUsed) ? state.usagePlan(for: request, at: now) : nil
+            let plan = blockers.contains(where: \.isUsagePlan) ? state.usagePlan(for: request, at: now) : nil
             let model = request.kind == .appRefresh ? state.usageModels[request.app] : nil
             return DashboardSnapshot.PendingRow(request: request, blockers: blockers, plannedLaunch: plan?.launchAt,
                                                 predictedUse: plan?.predictedUse?.date,

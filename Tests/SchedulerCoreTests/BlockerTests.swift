@@ -132,7 +132,7 @@ struct BlockerTests {
     }
 
     @Test func blockerKinds() {
-        #expect(Blocker.allCases.filter(\.isTimed) == [.earliestBeginDate, .throttled, .predictedUse, .rarelyUsed])
+        #expect(Blocker.allCases.filter(\.isTimed) == [.earliestBeginDate, .throttled, .predictedUse, .rarelyUsed, .usageRate])
         #expect(Blocker.externalPower.condition == .power)
         #expect(Blocker.network.condition == .network)
         #expect(Blocker.idle.condition == .idle)

@@ -146,6 +146,40 @@ struct UsagePredictionTests {
         #expect(state.blockers(for: request, at: now).isEmpty)
     }
 
+    @Test func anAppWithNoHabitIsRefreshedAboutAsOftenAsItIsUsed() throws {
+        let now = Self.time(week: 2, day: 3, 12)
+        // Four uses a day at scattered hours for two weeks: no hour reaches the threshold.
+        let uses = (0..<14).flatMap { day in [9, 13, 17, 21].map { hour in
+            Self.time(week: 0, day: day, (hour + day) % 24, 7) } }
+        var state = Self.state(uses: uses, at: now)
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: now)
+        #expect(state.launchDue(at: now).count == 1, "never refreshed yet: at once")
+        state.run(.complete(app: Self.app, identifier: Self.refresh, success: true), at: now.addingTimeInterval(1))
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: now.addingTimeInterval(2))
+        let request = try #require(state.request(Self.refresh, app: Self.app))
+        #expect(state.blockers(for: request, at: now.addingTimeInterval(2)) == [.usageRate])
+        // Uses in the last 14 days (the half-life): a refresh twice per mean gap between them.
+        let window = 14.0 * 86_400
+        let recent = uses.filter { $0 >= now.addingTimeInterval(2 - window) }.count
+        #expect(recent > 30)
+        #expect(state.usagePlan(for: request, at: now.addingTimeInterval(2))?.launchAt == now.addingTimeInterval(window / Double(recent) / 2))
+    }
+
+    @Test func aHabitThatWandersIsRefreshedBeforeItsEarlyUses() throws {
+        let weekStart = Self.time(week: 3, day: 0, 0)
+        // 08:00 and 08:20 on alternate days: mean 08:10, spread 10 minutes.
+        let uses = (0..<3).flatMap { week in (0..<5).map { day in Self.time(week: week, day: day, 8, (week + day) % 2 == 0 ? 0 : 20) } }
+        var state = Self.state(uses: uses, at: weekStart)
+        state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: weekStart)
+        let request = try #require(state.request(Self.refresh, app: Self.app))
+        let plan = try #require(state.usagePlan(for: request, at: weekStart))
+        let spread = try #require(plan.predictedUse?.spread)
+        #expect(spread > 0)
+        let use = try #require(plan.predictedUse?.date)
+        #expect(plan.launchAt == use.addingTimeInterval(-600 - spread))
+        #expect(plan.launchAt < Self.time(week: 3, day: 0, 8, 0), "before the early uses")
+    }
+
     @Test func theLargestUsesCommandFitsTheInbox() throws {
         let now = Self.time(week: 3, day: 0, 0)
         let uses = (0..<Int(NumericBounds.usesPerCommand.upperBound)).map { now.addingTimeInterval(-Double($0) * 61.123) }
