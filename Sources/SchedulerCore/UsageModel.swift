@@ -13,7 +13,7 @@ import TaskState
 public struct UsageModel: Sendable, Equatable {
     public static let hoursPerWeek = 168
     /// A model needs two weeks of watching before any hour can count as a habit.
-    static let minimumWeeks = 2.0
+    public static let minimumWeeks = 2.0
 
     /// Weighted uses per hour of the week; hour 0 is Monday 00:00–01:00.
     public private(set) var weights: [Double]

@@ -43,8 +43,10 @@ extension SchedulerState {
     /// With no habit to prepare for, an app is refreshed about as often as it is used: at most
     /// twice per mean gap between its uses over the half-life (between 30 minutes and a day).
     private func usageRatePlan(for request: PendingRequest, history: UsageHistory?, now: Date) -> UsagePlan? {
-        guard let history, let first = history.uses.first, let refreshed = apps[request.app]?.lastRefreshLaunchAt else { return nil }
-        let window = min(settings.usageHalfLifeDays * 86_400, max(now.timeIntervalSince(first), 86_400))
+        // Like a habit, a rate needs two weeks of watching: before that the app runs as before.
+        guard let history, let first = history.uses.first, now.timeIntervalSince(first) >= UsageModel.minimumWeeks * 7 * 86_400,
+              let refreshed = apps[request.app]?.lastRefreshLaunchAt else { return nil }
+        let window = min(settings.usageHalfLifeDays * 86_400, now.timeIntervalSince(first))
         let from = now.addingTimeInterval(-window)
         let recent = history.uses.reversed().prefix { $0 >= from }.count
         // Twice per mean gap: a use lands at a random moment, and half the gap is its expected wait.

@@ -165,6 +165,17 @@ struct UsagePredictionTests {
         #expect(state.usagePlan(for: request, at: now.addingTimeInterval(2))?.launchAt == now.addingTimeInterval(window / Double(recent) / 2))
     }
 
+    @Test func anAppWithUnderTwoWeeksOfHistoryRunsAsBefore() throws {
+        let now = Self.time(week: 0, day: 3, 12)
+        var state = Self.state(uses: [now.addingTimeInterval(-60)], at: now)
+        for round in 0..<2 {
+            let at = now.addingTimeInterval(Double(round) * 60)
+            state.submitRequest(Self.refresh, app: Self.app, kind: .appRefresh, at: at)
+            #expect(state.launchDue(at: at).count == 1, "round \(round) runs at once")
+            state.run(.complete(app: Self.app, identifier: Self.refresh, success: true), at: at.addingTimeInterval(1))
+        }
+    }
+
     @Test func aHabitThatWandersIsRefreshedBeforeItsEarlyUses() throws {
         let weekStart = Self.time(week: 3, day: 0, 0)
         // 08:00 and 08:20 on alternate days: mean 08:10, spread 10 minutes.
