@@ -60,6 +60,22 @@ import TaskState
         #expect(shown.stdout.contains("21 use(s)"), "\(shown)")
         #expect(shown.stdout.contains("refresh planned"), "\(shown)")
 
+        // bgtop says the same (its clock times in UTC), and Enter draws the week.
+        let tmux = try TmuxSession(command: "\(TestEnvironment.binaries)/bgtop --state \(env.state) --config \(env.config); sleep 60",
+                                   width: 120, height: 40)
+        let utc = { (date: Date) -> String in
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let parts = calendar.dateComponents([.hour, .minute], from: date)
+            return String(format: "%02d:%02d", parts.hour!, parts.minute!)
+        }
+        let screen = try tmux.waitFor("use ~\(utc(predicted)), refresh \(utc(planned))")
+        #expect(screen.contains("Pending requests (1)"), "\(screen)")
+        tmux.send("Enter")
+        let detail = try tmux.waitFor("week of use")
+        #expect(detail.contains("planned launch"), "\(detail)")
+        tmux.send("q")
+
         daemon.crash()
         daemon = try env.startDaemon()
         #expect(try request()["blockers"] as? [String] == ["predictedUse"], "the history survives kill -9")
