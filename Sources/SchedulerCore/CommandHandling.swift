@@ -245,7 +245,7 @@ extension SchedulerState {
         record.enabled = enabled
         setApp(record)
         let cancelled = enabled ? [] : cancelTransfers(of: appID, reason: "app disabled", now: now)
-        if !enabled { dropPushes(of: appID, reason: "background work is switched off", now: now) }
+        if !enabled { dropPushes(ofDisabled: appID, now: now) }
         if !changed { return .success(("\(appID) was already \(enabled ? "enabled" : "disabled")", cancelled)) }
         self.record(Event(time: now, type: enabled ? .appEnabled : .appDisabled, app: appID, command: command,
                           message: "\(appID): background work switched \(enabled ? "on" : "off")"))

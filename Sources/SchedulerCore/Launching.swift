@@ -142,10 +142,8 @@ extension SchedulerState {
     public mutating func recordLaunchFailure(_ plan: LaunchPlan, reason: String, now: Date) {
         noteSessionLaunch(plan, now: now)
         for request in plan.requests {
-            if request.kind == .remoteNotification, pushes[request.key] != nil {
-                removePush(request.key)
-                record(Event(time: now, type: .pushDropped, app: plan.app, identifier: request.identifier, kind: .remoteNotification,
-                             reason: "launchFailed", message: "\(plan.app): push \(request.identifier) dropped: could not launch \(plan.manifest.executable): \(reason)"))
+            if request.kind == .remoteNotification, let push = pushes[request.key] {
+                dropHeldPush(push, code: "launchFailed", why: "could not launch \(plan.manifest.executable): \(reason)", now: now)
                 continue
             }
             if !plan.simulated { removeRequest(request.key) }

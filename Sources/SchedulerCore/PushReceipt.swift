@@ -108,28 +108,26 @@ extension SchedulerState {
     /// or whose manifest no longer declares `remote-notification`.
     mutating func dropUndeliverablePushes(now: Date) {
         for push in pushes.values.sorted(by: { $0.key < $1.key }) {
-            let reason: String
             if !app(push.app).enabled {
-                reason = "background work is switched off"
+                dropHeldPush(push, code: "appDisabled", why: "background work is switched off", now: now)
             } else if let manifest = catalog.manifests[push.app], !manifest.backgroundModes.contains(.remoteNotification) {
-                reason = "the manifest no longer declares the 'remote-notification' background mode"
-            } else {
-                continue
+                dropHeldPush(push, code: "notPermitted", why: "the manifest no longer declares the 'remote-notification' background mode", now: now)
             }
-            removePush(push.key)
-            record(Event(time: now, type: .pushDropped, app: push.app, identifier: push.id, kind: .remoteNotification,
-                         reason: reason == "background work is switched off" ? "appDisabled" : "notPermitted",
-                         message: "\(push.app): held push \(push.id) dropped: \(reason)"))
         }
     }
 
     /// Drops every held push of an app whose background work was switched off.
-    mutating func dropPushes(of appID: Identifier, reason: String, now: Date) {
+    mutating func dropPushes(ofDisabled appID: Identifier, now: Date) {
         for push in pushes.values.filter({ $0.app == appID }).sorted(by: { $0.id < $1.id }) {
-            removePush(push.key)
-            record(Event(time: now, type: .pushDropped, app: appID, identifier: push.id, kind: .remoteNotification,
-                         reason: reason, message: "\(appID): held push \(push.id) dropped: \(reason)"))
+            dropHeldPush(push, code: "appDisabled", why: "background work is switched off", now: now)
         }
+    }
+
+    /// Removes a held push for good: a `pushDropped` event with its reason's code and words.
+    mutating func dropHeldPush(_ push: HeldPush, code: String, why: String, now: Date) {
+        removePush(push.key)
+        record(Event(time: now, type: .pushDropped, app: push.app, identifier: push.id, kind: .remoteNotification,
+                     reason: code, message: "\(push.app): held push \(push.id) dropped: \(why)"))
     }
 
     /// The app's push handler answered (`answerPush`): the task completes, and the answer feeds

@@ -41,8 +41,14 @@ public struct SchedulerState: Sendable {
         self.conditions = conditions
     }
 
-    /// Builds the state from what is on disk (the daemon's start-up).
+    /// Builds the state from what is on disk (the daemon's start-up), usage models as of the
+    /// conditions' probe.
     public init(settings: SchedulerSettings, catalog: ManifestCatalog, snapshot: StateSnapshot, conditions: ConditionsRecord) {
+        self.init(settings: settings, catalog: catalog, snapshot: snapshot, conditions: conditions, usageAsOf: conditions.probedAt)
+    }
+
+    private init(settings: SchedulerSettings, catalog: ManifestCatalog, snapshot: StateSnapshot, conditions: ConditionsRecord,
+                 usageAsOf: Date) {
         self.init(settings: settings, catalog: catalog, conditions: conditions)
         for app in snapshot.apps { apps[app.id] = app }
         for request in snapshot.requests {
@@ -52,7 +58,7 @@ public struct SchedulerState: Sendable {
         for task in snapshot.tasks { tasks[task.key] = task }
         for transfer in snapshot.transfers { transfers[transfer.key] = transfer }
         for push in snapshot.pushes { pushes[push.key] = push }
-        for history in snapshot.usage { setUsage(history, now: conditions.probedAt, recordChange: false) }
+        for history in snapshot.usage { setUsage(history, now: usageAsOf, recordChange: false) }
         for entry in snapshot.processes?.processes ?? [] { processes[entry.pid] = entry }
         if let stored = snapshot.conditions {
             self.conditions.overrides = stored.overrides
@@ -66,9 +72,9 @@ public struct SchedulerState: Sendable {
     /// the scheduler last recorded them (neutral when it never did), so the policy's questions
     /// (blockers, refusals) are answered as the scheduler would.
     public init(reading snapshot: StateSnapshot, settings: SchedulerSettings, catalog: ManifestCatalog, now: Date) {
+        // Models as of now, as the scheduler (which rebuilds them hourly) judges.
         self.init(settings: settings, catalog: catalog, snapshot: snapshot,
-                  conditions: snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now))
-        rebuildUsageModels(now: now)
+                  conditions: snapshot.conditions ?? ConditionsRecord(probed: Conditions(), probedAt: now), usageAsOf: now)
     }
 
     /// Hands over the accumulated changes and starts a fresh set.

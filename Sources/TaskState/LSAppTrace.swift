@@ -18,6 +18,11 @@ public enum LSAppTrace {
         public var line: Int
         public var reason: String
         public var description: String { "line \(line): \(reason)" }
+
+        public init(line: Int, reason: String) {
+            self.line = line
+            self.reason = reason
+        }
     }
 
     /// The `Opened` rows of `text`, timestamps read in `timeZone`. The first bad line stops it.

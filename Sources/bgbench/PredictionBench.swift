@@ -52,11 +52,11 @@ struct PredictionBench: ParsableCommand {
         if let trace {
             do {
                 traces = try UsageTrace.lsapp(path: trace, user: user).filter { !$0.trace.opens.isEmpty }
-            } catch let malformed as UsageTrace.BadLine {
+            } catch let malformed as LSAppTrace.Malformed {
                 Console.error("\(trace): \(malformed)")
                 throw ExitCode.failure
             } catch {
-                Console.error("\(trace): \(error.localizedDescription)")
+                Console.error("\(trace): \(error)")
                 throw ExitCode.failure
             }
             guard !traces.isEmpty else {

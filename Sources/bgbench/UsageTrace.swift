@@ -42,28 +42,17 @@ struct UsageTrace: Sendable {
         return try? Identifier(validating: "lsapp." + mapped)
     }
 
-    /// A line of a trace file that cannot be replayed, and why.
-    struct BadLine: Error, CustomStringConvertible {
-        var line: Int
-        var reason: String
-        var description: String { "line \(line): \(reason)" }
-    }
-
     /// The traces of a file in LSApp's layout (tab-separated `user_id, session_id, timestamp,
     /// app_name, event_type`; `Opened` rows count; timestamps `YYYY-MM-DD HH:MM:SS` in UTC), one
-    /// per user, or only `user`'s. A bad line is a ``BadLine``.
+    /// per user, or only `user`'s. A bad line is an ``LSAppTrace/Malformed``.
     static func lsapp(path: String, user: String?) throws -> [(user: String, trace: UsageTrace)] {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        // As `bgctl usage import` reads it: never blocking on a FIFO, never a directory.
+        let text = String(decoding: try StateFiles.read(path, maximumSize: 1 << 30, followingLinks: true), as: UTF8.self)
         var byUser: [String: [Open]] = [:]
-        let opens: [LSAppTrace.Open]
-        do {
-            opens = try LSAppTrace.opens(in: text, timeZone: TimeZone(identifier: "UTC")!)
-        } catch {
-            throw BadLine(line: error.line, reason: error.reason)
-        }
+        let opens = try LSAppTrace.opens(in: text, timeZone: TimeZone(identifier: "UTC")!)
         for open in opens where user == nil || open.user == user {
             guard let app = identifier(lsappName: open.app) else {
-                throw BadLine(line: open.line, reason: "app_name '\(open.app.prefix(40))' makes no app identifier (at most 122 characters)")
+                throw LSAppTrace.Malformed(line: open.line, reason: "app_name '\(open.app.prefix(40))' makes no app identifier (at most 122 characters)")
             }
             byUser[open.user, default: []].append(Open(app: app, date: open.date))
         }

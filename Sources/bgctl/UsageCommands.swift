@@ -39,7 +39,9 @@ struct UsageShow: ParsableCommand {
         let settings = readSettings(locations)
         let state = SchedulerState(reading: snapshot, settings: settings, catalog: ManifestCatalog.load(from: locations.appsDirectory), now: now)
         let history = state.usage[appID] ?? UsageHistory(app: appID)
-        let model = UsageModel(history: history, now: now, halfLifeDays: settings.usageHalfLifeDays, timeZone: state.timeZone)
+        // The state's own model (built as of now), so the grid and the planned refresh agree.
+        let model = state.usageModels[appID] ?? UsageModel(history: history, now: now, halfLifeDays: settings.usageHalfLifeDays,
+                                                           timeZone: state.timeZone)
         let next = model.nextUse(after: now, within: settings.predictionHorizonSeconds, minimumConfidence: settings.predictionMinimumConfidence)
         let planned = state.requests.values.first { $0.app == appID && $0.kind == .appRefresh }
             .flatMap { state.usagePlan(for: $0, at: now) }?.launchAt
