@@ -12,6 +12,8 @@ public struct DashboardState: Sendable, Hashable {
         case confirmCancel(app: Identifier, identifier: Identifier)
         /// Waiting for y/n before cancelling this transfer.
         case confirmCancelTransfer(app: Identifier, identifier: Identifier)
+        /// The conditions menu: its keys flip simulated conditions (``ConditionsMenu``).
+        case conditions
     }
 
     /// A one-line message under the panels.

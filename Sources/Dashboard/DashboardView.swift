@@ -27,6 +27,8 @@ public enum DashboardView {
         case .none: break
         case .help: Overlays.help(&grid, palette: palette, glyphs: glyphs, readOnly: state.readOnly)
         case .detail: Overlays.detail(&grid, snapshot: snapshot, state: state, palette: palette, glyphs: glyphs)
+        case .conditions:
+            ConditionsMenu.draw(&grid, conditions: snapshot.conditions, palette: palette, glyphs: glyphs)
         case .confirmCancel(let app, let identifier):
             Overlays.confirm(&grid, question: "Cancel \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
         case .confirmCancelTransfer(let app, let identifier):

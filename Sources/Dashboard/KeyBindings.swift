@@ -18,6 +18,9 @@ public enum KeyBindings {
         KeyBinding(keys: "P", help: "send a test push to the selected row's app",
                    triggers: [(.key(.character("P")), .act(.push))], panels: [.pending, .running, .transfers], refusedInReadOnly: true,
                    footer: FooterHint(key: "P", label: "push", position: 1)),
+        KeyBinding(keys: "C", help: "simulate power, network, idle, low power",
+                   triggers: [(.key(.character("C")), .openConditions)], refusedInReadOnly: true,
+                   footer: FooterHint(key: "C", label: "conditions", position: 6)),
         KeyBinding(keys: "Tab / Shift-Tab, 1-4", help: "focus a panel",
                    triggers: [(.key(.tab), .focusNext), (.key(.backTab), .focusPrevious)]
                        + Panel.allCases.map { (.key(.character(Character(String($0.rawValue + 1)))), .focus($0)) },

@@ -16,6 +16,8 @@ public enum KeyCommand: Hashable, Sendable {
     case nextSortColumn
     case reverseSort
     case nextTheme
+    /// Opens the conditions menu, whose keys flip simulated conditions.
+    case openConditions
     /// A command to the scheduler about the selected row.
     case act(PanelAction)
     /// Focuses the panel under the pointer and selects the row there.

@@ -14,6 +14,8 @@ extension DashboardState {
             }
             status = Status("cancel of \(identifier) abandoned")
             return []
+        case .conditions:
+            return ConditionsMenu.handle(key, conditions: snapshot.conditions, state: &self)
         default:
             break
         }
@@ -54,6 +56,12 @@ extension DashboardState {
             status = Status("\(focus.title): order \(sortReversed[focus]! ? "reversed" : "normal")")
         case .nextTheme:
             return [.nextTheme]
+        case .openConditions:
+            guard !readOnly else {
+                status = Status("read-only: simulating conditions is disabled", isError: true)
+                break
+            }
+            overlay = .conditions
         case .act(let action):
             return act(action, binding: binding, snapshot: snapshot)
         case .selectUnderPointer:

@@ -93,6 +93,9 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                        state: pressing([.character("2"), .character("l")], on: busy)),
             GoldenCase(name: "bulkPending", snapshot: Fixtures.bulk(1_000),
                        state: pressing([.end, .character("k")], on: Fixtures.bulk(1_000))),
+            GoldenCase(name: "conditionsMenu", snapshot: busy, state: pressing([.character("C")], on: busy)),
+            GoldenCase(name: "conditionsMenuMono", snapshot: busy, state: pressing([.character("C")], on: busy), theme: .monochrome),
+            GoldenCase(name: "conditionsMenuAscii", snapshot: busy, state: pressing([.character("C")], on: busy), glyphs: .ascii),
         ]
         // Events: select the third-newest event through the view's own row ids.
         let events = busy.rows(.events, state: focused(.events, id: nil))

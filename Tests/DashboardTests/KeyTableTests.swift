@@ -35,6 +35,8 @@ struct KeyTableHandlingTests {
             #expect(KeyBindings.lookup(key)?.command == bound.command)
             if case .act(let action) = bound.command {
                 expectAction(action, binding: binding, key: key, from: start)
+            } else if binding.refusedInReadOnly {
+                expectMenuRefusedInReadOnly(key: key, from: start)
             } else {
                 #expect(!binding.refusedInReadOnly)
                 expectCommand(bound.command, key: key, from: start)
@@ -64,6 +66,20 @@ struct KeyTableHandlingTests {
         #expect(readOnly.press(key).isEmpty)
         #expect(readOnly.state.overlay == .none)
         #expect(readOnly.state.status == DashboardState.Status("read-only: \(action.verb) is disabled", isError: true))
+    }
+
+    /// A key that opens a menu of commands (the conditions) opens it anywhere, sending nothing
+    /// yet, and is refused in read-only mode.
+    private func expectMenuRefusedInReadOnly(key: Key, from start: KeyHarness) {
+        var h = start
+        #expect(h.press(key).isEmpty)
+        #expect(h.state.overlay != .none)
+        #expect(h.state.status?.isError != true)
+        var readOnly = start
+        readOnly.state.readOnly = true
+        #expect(readOnly.press(key).isEmpty)
+        #expect(readOnly.state.overlay == .none)
+        #expect(readOnly.state.status?.isError == true && readOnly.state.status?.text.hasPrefix("read-only: ") == true)
     }
 
     /// Any other command does the same with or without read-only mode, and what it promises.
@@ -134,6 +150,8 @@ struct KeyTableHandlingTests {
             #expect(h.state.sortReversed[focus] == true)
         case .act:
             Issue.record("actions are checked by expectAction")
+        case .openConditions:
+            Issue.record("menus refused in read-only mode are checked by expectMenuRefusedInReadOnly")
         case .selectUnderPointer:
             #expect(h.state.focus == .running && h.selectedIndex(.running) == runningOffset + 1)
         case .scrollUnderPointer(let rows):
