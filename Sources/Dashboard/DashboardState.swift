@@ -12,6 +12,8 @@ public struct DashboardState: Sendable, Hashable {
         case confirmCancel(app: Identifier, identifier: Identifier)
         /// Waiting for y/n before cancelling this transfer.
         case confirmCancelTransfer(app: Identifier, identifier: Identifier)
+        /// The timeline over the panels, at this zoom and scroll (``TimelineKeys`` move it).
+        case timeline(TimelinePosition)
     }
 
     /// A one-line message under the panels.

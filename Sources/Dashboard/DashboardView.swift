@@ -31,6 +31,10 @@ public enum DashboardView {
             Overlays.confirm(&grid, question: "Cancel \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
         case .confirmCancelTransfer(let app, let identifier):
             Overlays.confirm(&grid, question: "Cancel transfer \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
+        case .timeline(let position):
+            TimelineView.draw(&grid, snapshot: snapshot, position: position,
+                              area: Rect(x: 0, y: 2, width: size.width, height: layout.statusRow - 2), palette: palette, glyphs: glyphs)
+            TimelineView.hints(&grid, row: layout.footerRow, palette: palette, glyphs: glyphs)
         }
         return grid
     }

@@ -14,6 +14,8 @@ extension DashboardState {
             }
             status = Status("cancel of \(identifier) abandoned")
             return []
+        case .timeline(let position):
+            return handleTimeline(key, position: position, snapshot: snapshot)
         default:
             break
         }
@@ -31,6 +33,8 @@ extension DashboardState {
             }
         case .toggleHelp:
             overlay = overlay == .help ? .none : .help
+        case .openTimeline:
+            overlay = .timeline(TimelinePosition())
         case .toggleDetails:
             overlay = overlay == .detail ? .none : (selectedID(snapshot) == nil ? .none : .detail)
         case .focusNext:
