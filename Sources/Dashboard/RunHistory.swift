@@ -51,6 +51,11 @@ public struct RunHistory: Sendable {
         self.throttleDelay = throttleDelay
     }
 
+    /// The same history with nothing applied yet: its settings, no runs.
+    public func emptied() -> RunHistory {
+        RunHistory(retention: retention, maximumRunsPerApp: maximumRunsPerApp, throttleDelay: throttleDelay)
+    }
+
     /// The event types that change the history; others are skipped (without being decoded, by
     /// readers that can look at the raw line first).
     public static let kinds: Set<Event.Kind> = [

@@ -47,8 +47,8 @@ final class DashboardLoop {
         glyphs = terminal.unicode ? .unicode : .ascii
         state = DashboardState(readOnly: readOnly, themeName: themes.current.name)
         if let initialStatus { state.status = DashboardState.Status(initialStatus, isError: true) }
-        mirror = StateMirror(paths: reader.paths)
-        snapshot = reader.build(from: mirror.snapshot, events: mirror.events)
+        mirror = StateMirror(paths: reader.paths, history: RunHistory(throttleDelay: reader.throttleDelay))
+        snapshot = reader.build(from: mirror.snapshot, events: mirror.events, history: mirror.history)
         var mask = signals
         signalDescriptor = bg_signalfd(&mask)
         timerDescriptor = bg_timerfd_create()
@@ -136,7 +136,7 @@ final class DashboardLoop {
             }
             // A scheduler that exited is shown at once: nothing to read but the lock.
             if reload || ready.contains(.schedulerExit) {
-                snapshot = reader.build(from: mirror.snapshot, events: mirror.events)
+                snapshot = reader.build(from: mirror.snapshot, events: mirror.events, history: mirror.history)
                 watchScheduler()
                 redraw = true
             }
