@@ -32,7 +32,7 @@ public enum TimelineKeys {
                         triggers: [(.left, .scrollBack), (.right, .scrollForward), (.character("h"), .scrollBack),
                                    (.character("l"), .scrollForward)],
                         hint: ("←→", "left/right", "scroll")),
-        TimelineBinding(keys: "+ / -", help: "zoom in or out (10 min, 30 min, 1 h, 3 h, 12 h, 24 h)",
+        TimelineBinding(keys: "+/-", help: "zoom in or out (10 min, 30 min, 1 h, 3 h, 12 h, 24 h)",
                         triggers: [(.character("+"), .zoomIn), (.character("="), .zoomIn), (.character("-"), .zoomOut),
                                    (.character("_"), .zoomOut)],
                         hint: ("+-", "+-", "zoom")),

@@ -44,7 +44,7 @@ public struct TimelinePosition: Sendable, Hashable {
         guard next != zoom else { return }
         if offset != 0 {
             // The middle is now + offset + span × (share − ½); keep it.
-            offset += (Self.spans[zoom] - Self.spans[next]) * (0.5 - Self.futureShare)
+            offset += (Self.spans[zoom] - Self.spans[next]) * (Self.futureShare - 0.5)
         }
         zoom = next
         clamp()

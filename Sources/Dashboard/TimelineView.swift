@@ -16,7 +16,8 @@ enum TimelineView {
 
         init(rect: Rect, position: TimelinePosition, now: Date) {
             self.rect = rect
-            labelWidth = min(24, max(12, rect.width / 5))
+            // Room for `com.example.podcasts` at 80 columns.
+            labelWidth = min(28, max(16, rect.width / 4))
             laneX = rect.x + 2 + labelWidth + 1
             laneWidth = max(1, rect.x + rect.width - 2 - laneX)
             start = position.window(now: now).start
@@ -69,7 +70,9 @@ enum TimelineView {
                 grid.put(more, x: rect.x + rect.width - more.count - 2, y: rect.y + rect.height - 1, style: palette.inactive)
             }
             if let listed, listRows > 0 {
-                runList(&grid, listed, app: apps[selected], running: running, now: now, x: rect.x + 2, y: lanesTop + laneRows,
+                // Right under the last lane shown.
+                let y = lanesTop + min(laneRows, apps.count - offset)
+                runList(&grid, listed, app: apps[selected], running: running, now: now, x: rect.x + 2, y: y,
                         rows: listRows, width: rect.width - 4, palette: palette, glyphs: glyphs)
             }
         }
@@ -163,9 +166,16 @@ enum TimelineView {
         for run in lane?.runs ?? [] {
             let (mark, end) = appearance(of: run, running: running, now: now)
             let style = mark.style(palette)
+            if !run.startLogged && !run.adopted {
+                // Only its end is known: what comes before is drawn as unknown, up to that end.
+                paint(from: run.start, to: end, Cell(TimelineMark.lost.character(glyphs), style: TimelineMark.lost.style(palette)))
+                paint(from: end, to: end, Cell(mark.character(glyphs), style: style))
+                continue
+            }
             paint(from: run.start, to: end, Cell(mark.character(glyphs), style: style))
             let column = geometry.column(run.start)
-            if run.startLogged, column >= 0, column < geometry.laneWidth {
+            // A run of one cell shows how it ended; zoomed in, its first cell shows how it began.
+            if run.startLogged, column >= 0, column < geometry.laneWidth, geometry.column(end) > column {
                 var bold = style
                 bold.bold = true
                 cells[column] = Cell(TimelineMark(run.origin).character(glyphs), style: bold)

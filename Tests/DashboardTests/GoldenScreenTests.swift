@@ -93,6 +93,18 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                        state: pressing([.character("2"), .character("l")], on: busy)),
             GoldenCase(name: "bulkPending", snapshot: Fixtures.bulk(1_000),
                        state: pressing([.end, .character("k")], on: Fixtures.bulk(1_000))),
+            GoldenCase(name: "timeline", snapshot: Fixtures.timeline, state: pressing([.character("T")], on: Fixtures.timeline)),
+            GoldenCase(name: "timelineMono", snapshot: Fixtures.timeline, state: pressing([.character("T")], on: Fixtures.timeline),
+                       theme: .monochrome),
+            GoldenCase(name: "timelineAscii", snapshot: Fixtures.timeline, state: pressing([.character("T")], on: Fixtures.timeline),
+                       glyphs: .ascii),
+            GoldenCase(name: "timelineZoomedRuns", snapshot: Fixtures.timeline,
+                       state: pressing([.character("T"), .character("+")] + Array(repeating: .down, count: 9) + [.enter],
+                                       on: Fixtures.timeline)),
+            GoldenCase(name: "timelineScrolledMonoAscii", snapshot: Fixtures.timeline,
+                       state: pressing([.character("T"), .character("-"), .left, .down], on: Fixtures.timeline),
+                       theme: .monochrome, glyphs: .ascii),
+            GoldenCase(name: "timelineEmpty", snapshot: Fixtures.empty, state: pressing([.character("T")], on: Fixtures.empty)),
         ]
         // Events: select the third-newest event through the view's own row ids.
         let events = busy.rows(.events, state: focused(.events, id: nil))
