@@ -18,7 +18,9 @@ public enum DashboardView {
         }
         header(&grid, snapshot, palette: palette, glyphs: glyphs)
         let content = PanelContent(snapshot: snapshot, palette: palette, glyphs: glyphs)
-        for panel in Panel.allCases {
+        // The timeline covers every panel: drawing them underneath would be wasted.
+        let coversPanels = if case .timeline = state.overlay { true } else { false }
+        for panel in Panel.allCases where !coversPanels {
             draw(panel, into: &grid, snapshot: snapshot, state: state, layout: layout, content: content, palette: palette, glyphs: glyphs)
         }
         statusLine(&grid, snapshot, state: state, row: layout.statusRow, palette: palette)

@@ -1,7 +1,7 @@
 /// Every mark the timeline draws, declared once: its character (Unicode and ASCII), its style
 /// (theme colours, and in monochrome bold, dim, underline or reverse) and its legend word. The
 /// legend line is drawn from this list, so a mark cannot go unexplained.
-enum TimelineMark: CaseIterable {
+enum TimelineMark: Int, CaseIterable {
     // How a run ended (the bar's cells).
     case completed, failed, expired, killed, running, lost
     /// A stretch in which the app was throttled (under and between its runs).

@@ -60,10 +60,12 @@ enum TimelineView {
         } else if let selected {
             let offset = min(max(0, selected - laneRows + 1), max(0, apps.count - laneRows))
             let running = Set(snapshot.tasks.map(\.key))
+            let marks = TimelineMark.allCases.map { Cell($0.character(glyphs), style: $0.style(palette)) }
+            let ahead = upcoming(snapshot, after: now.addingTimeInterval(geometry.secondsPerCell))
             for row in 0..<min(laneRows, apps.count - offset) {
                 let index = offset + row
-                lane(&grid, app: apps[index], snapshot: snapshot, running: running, geometry, now: now, y: lanesTop + row,
-                     isSelected: index == selected, palette: palette, glyphs: glyphs)
+                lane(&grid, app: apps[index], snapshot: snapshot, running: running, ahead: ahead[apps[index]] ?? [], marks: marks,
+                     geometry, now: now, y: lanesTop + row, isSelected: index == selected, palette: palette, glyphs: glyphs)
             }
             if apps.count > laneRows {
                 let more = " \(offset + 1)-\(min(apps.count, offset + laneRows))/\(apps.count) lanes "
@@ -142,9 +144,29 @@ enum TimelineView {
         }
     }
 
-    /// One app's lane: its name, then throttles, runs, the now line and what comes next.
+    /// What comes next, per app: pending requests' earliest begin dates and planned launches,
+    /// waiting transfers' earliest begin dates and retries, from `after` on. Gathered once a frame.
+    private static func upcoming(_ snapshot: DashboardSnapshot, after: Date) -> [Identifier: [(Date, TimelineMark)]] {
+        var marks: [Identifier: [(Date, TimelineMark)]] = [:]
+        func add(_ app: Identifier, _ date: Date?, _ mark: TimelineMark) {
+            if let date, date >= after { marks[app, default: []].append((date, mark)) }
+        }
+        for row in snapshot.pending where row.push == nil {
+            add(row.request.app, row.request.earliestBeginDate, .begin)
+            add(row.request.app, row.plannedLaunch, .planned)
+        }
+        for transfer in snapshot.transfers where transfer.state == .waiting {
+            add(transfer.app, transfer.earliestBeginDate, .transfer)
+            add(transfer.app, transfer.retryAt, .transfer)
+        }
+        return marks
+    }
+
+    /// One app's lane: its name, then throttles, runs, the now line and what comes next. `marks`
+    /// holds each mark's cell, made once a frame.
     private static func lane(_ grid: inout CellGrid, app: Identifier, snapshot: DashboardSnapshot, running: Set<TaskKey>,
-                             _ geometry: Geometry, now: Date, y: Int, isSelected: Bool, palette: Palette, glyphs: Glyphs) {
+                             ahead: [(Date, TimelineMark)], marks: [Cell], _ geometry: Geometry, now: Date, y: Int,
+                             isSelected: Bool, palette: Palette, glyphs: Glyphs) {
         let ellipsis: Character = glyphs == .ascii ? "~" : "…"
         let nameStyle = isSelected ? palette.selected : palette.text
         if isSelected {
@@ -161,40 +183,31 @@ enum TimelineView {
         }
         let lane = snapshot.history.lanes[app]
         for stretch in lane?.throttles ?? [] {
-            paint(from: stretch.start, to: stretch.end, Cell(TimelineMark.throttled.character(glyphs), style: TimelineMark.throttled.style(palette)))
+            paint(from: stretch.start, to: stretch.end, marks[TimelineMark.throttled.rawValue])
         }
+        let windowEnd = geometry.start.addingTimeInterval(geometry.secondsPerCell * Double(geometry.laneWidth))
         for run in lane?.runs ?? [] {
+            // Most runs lie outside a narrow window: skipped before anything is worked out.
+            guard run.start < windowEnd, (run.end ?? .distantFuture) >= geometry.start else { continue }
             let (mark, end) = appearance(of: run, running: running, now: now)
-            let style = mark.style(palette)
+            let cell = marks[mark.rawValue]
             if !run.startLogged && !run.adopted {
                 // Only its end is known: what comes before is drawn as unknown, up to that end.
-                paint(from: run.start, to: end, Cell(TimelineMark.lost.character(glyphs), style: TimelineMark.lost.style(palette)))
-                paint(from: end, to: end, Cell(mark.character(glyphs), style: style))
+                paint(from: run.start, to: end, marks[TimelineMark.lost.rawValue])
+                paint(from: end, to: end, cell)
                 continue
             }
-            paint(from: run.start, to: end, Cell(mark.character(glyphs), style: style))
+            paint(from: run.start, to: end, cell)
             let column = geometry.column(run.start)
             // A run of one cell shows how it ended; zoomed in, its first cell shows how it began.
             if run.startLogged, column >= 0, column < geometry.laneWidth, geometry.column(end) > column {
-                var bold = style
+                var bold = cell.style
                 bold.bold = true
                 cells[column] = Cell(TimelineMark(run.origin).character(glyphs), style: bold)
             }
         }
         paint(from: now, to: now, Cell(glyphs.vertical, style: palette.hint), onlyEmpty: true)
-        let after = now.addingTimeInterval(geometry.secondsPerCell)
-        func mark(_ date: Date?, _ mark: TimelineMark) {
-            guard let date, date >= after else { return }
-            paint(from: date, to: date, Cell(mark.character(glyphs), style: mark.style(palette)))
-        }
-        for row in snapshot.pending where row.request.app == app && row.push == nil {
-            mark(row.request.earliestBeginDate, .begin)
-            mark(row.plannedLaunch, .planned)
-        }
-        for transfer in snapshot.transfers where transfer.app == app && transfer.state == .waiting {
-            mark(transfer.earliestBeginDate, .transfer)
-            mark(transfer.retryAt, .transfer)
-        }
+        for (date, mark) in ahead { paint(from: date, to: date, marks[mark.rawValue]) }
         for (column, cell) in cells.enumerated() {
             if let cell { grid[geometry.laneX + column, y] = cell }
         }

@@ -21,6 +21,9 @@ struct DashboardBench: ParsableCommand {
     @Option(help: "Requests in the state directory for the load-time row.")
     var loadRequests = 10_000
 
+    @Option(help: "Events in the log for the timeline rows.")
+    var timelineEvents = 10_000
+
     @Option(help: "Seconds of idle to count wake-ups over.")
     var idleSeconds = 30.0
 
@@ -66,6 +69,26 @@ struct DashboardBench: ParsableCommand {
             ["raw reads of every file", Format.milliseconds(load.cat)],
         ])
         Console.line("   ratio bgtop / raw reads: \(String(format: "%.2f", load.snapshot / max(load.cat, 1e-9)))")
+
+        Console.line()
+        Console.line("4. Timeline frame time at 160x48 over \(timelineEvents) events (24 h, 30 apps): a key (Left/Right)")
+        Console.line("   and a full render, beside the main screen's frame (events panel, Down) over the same events.")
+        let timeline = try TimelineFrameTiming.measure(events: timelineEvents, frames: frames)
+        Console.line("   history built from the log's lines in \(Format.milliseconds(timeline.build)) ms "
+            + "(\(String(format: "%.2f", timeline.build / Double(max(1, timeline.events)) * 1e6)) µs an event), \(timeline.runs) runs")
+        var timelineRows: [[String]] = [["view", "p50 ms", "p99 ms", "frames"]]
+        for (span, samples) in timeline.timeline {
+            timelineRows.append(["timeline, \(span) window", Format.milliseconds(samples.p50), Format.milliseconds(samples.p99), "\(samples.count)"])
+        }
+        timelineRows.append(["main screen, events panel", Format.milliseconds(timeline.mainScreen.p50),
+                             Format.milliseconds(timeline.mainScreen.p99), "\(timeline.mainScreen.count)"])
+        Console.table(timelineRows)
+        if let main = timeline.mainScreen.p50, main > 0 {
+            for (span, samples) in timeline.timeline {
+                guard let p50 = samples.p50 else { continue }
+                Console.line("   ratio p50 timeline (\(span)) / main screen: \(String(format: "%.2f", p50 / main))")
+            }
+        }
 
         guard !noIdle else { return }
         Console.line()
