@@ -62,6 +62,19 @@ public struct TimelinePosition: Sendable, Hashable {
         if abs(offset) < 0.001 { offset = 0 }
     }
 
+    /// The width of the lanes' names on a screen `width` cells wide: room for
+    /// `com.example.podcasts` at 80 columns.
+    static func labelWidth(screenWidth width: Int) -> Int { min(28, max(16, width / 4)) }
+
+    /// The cells of the window on a screen `width` cells wide (the box, the names and a gap left of it).
+    static func laneWidth(screenWidth width: Int) -> Int { max(1, width - 5 - labelWidth(screenWidth: width)) }
+
+    /// How long one cell of the window lasts on a screen `width` cells wide: while the window
+    /// follows now, the picture moves by a cell this often.
+    public func cellDuration(screenWidth width: Int) -> TimeInterval {
+        span / Double(Self.laneWidth(screenWidth: width))
+    }
+
     /// "1 h", "30 min", "24 h".
     public var spanText: String {
         span >= 3600 ? "\(Int(span / 3600)) h" : "\(Int(span / 60)) min"

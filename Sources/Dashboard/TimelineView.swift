@@ -16,12 +16,11 @@ enum TimelineView {
 
         init(rect: Rect, position: TimelinePosition, now: Date) {
             self.rect = rect
-            // Room for `com.example.podcasts` at 80 columns.
-            labelWidth = min(28, max(16, rect.width / 4))
+            labelWidth = TimelinePosition.labelWidth(screenWidth: rect.width)
             laneX = rect.x + 2 + labelWidth + 1
-            laneWidth = max(1, rect.x + rect.width - 2 - laneX)
+            laneWidth = TimelinePosition.laneWidth(screenWidth: rect.width)
             start = position.window(now: now).start
-            secondsPerCell = position.span / Double(laneWidth)
+            secondsPerCell = position.cellDuration(screenWidth: rect.width)
         }
 
         /// The lane column of `date` (outside `0..<laneWidth` when it is outside the window).

@@ -180,10 +180,15 @@ final class DashboardLoop {
     }
 
     /// One tick a second while a countdown is on screen; otherwise only at the next minute, for
-    /// the header clock. Nothing else wakes the dashboard but the kernel.
+    /// the header clock, or sooner while the timeline follows now and moves by a cell. Nothing
+    /// else wakes the dashboard but the kernel.
     private func armTimer() {
         let now = Date().timeIntervalSince1970
-        let next = snapshot.hasCountdown ? floor(now) + 1 : floor(now / 60) * 60 + 60
+        var next = snapshot.hasCountdown ? floor(now) + 1 : floor(now / 60) * 60 + 60
+        if case .timeline(let position) = state.overlay, position.offset == 0 {
+            let cell = max(1, position.cellDuration(screenWidth: terminal.size.width))
+            next = min(next, (floor(now / cell) + 1) * cell)
+        }
         bg_timerfd_set_absolute(timerDescriptor, Int64(next), 0)
     }
 }
