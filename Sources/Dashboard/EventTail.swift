@@ -53,8 +53,12 @@ public final class EventTail {
         var rotated: [Int: Data] = [:]
         if let empty = history?.emptied() {
             history = empty
-            rotated = readRotatedForHistory()
-            for generation in rotated.keys.sorted(by: >) { history?.apply(lines: rotated[generation]!) }
+            // Oldest first, one file in memory at a time; the newest is kept for the events below.
+            for generation in stride(from: rotatedGenerationsForHistory(), through: 1, by: -1) {
+                guard let data = try? StateFiles.read(paths.rotatedEvents(generation), maximumSize: 256 << 20) else { continue }
+                history?.apply(lines: data)
+                if generation == 1 { rotated[1] = data }
+            }
         }
         open()
         _ = readAppended()
@@ -68,20 +72,30 @@ public final class EventTail {
         }
     }
 
-    /// The rotated logs the history needs, by generation: newest first, until one begins before
-    /// the retention (what is older would be dropped at once) or ``historyFiles`` were read.
-    private func readRotatedForHistory() -> [Int: Data] {
-        guard let retention = history?.retention else { return [:] }
+    /// How many rotated logs the history needs: newest first, up to the first that begins before
+    /// the retention (what is older would be dropped at once), at most ``historyFiles``. Only each
+    /// file's first line is read to decide.
+    private func rotatedGenerationsForHistory() -> Int {
+        guard let retention = history?.retention else { return 0 }
         let horizon = Date().addingTimeInterval(-retention)
-        var files: [Int: Data] = [:]
+        var needed = 0
         for generation in 1...Self.historyFiles {
-            guard StateFiles.exists(paths.rotatedEvents(generation)),
-                  let data = try? StateFiles.read(paths.rotatedEvents(generation), maximumSize: 256 << 20) else { break }
-            files[generation] = data
-            let firstLine = data.firstIndex(of: 0x0A).map { data[data.startIndex..<$0] } ?? Data()
-            if let first = EventLog.decodeLines(Data(firstLine) + [0x0A]).events.first, first.time < horizon { break }
+            let path = paths.rotatedEvents(generation)
+            guard StateFiles.exists(path) else { break }
+            needed = generation
+            if let first = Self.firstEventTime(path), first < horizon { break }
         }
-        return files
+        return needed
+    }
+
+    /// The time of a log's first event, from its first 64 KiB.
+    private static func firstEventTime(_ path: String) -> Date? {
+        guard let descriptor = try? RegularFile.open(path, O_RDONLY) else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0, let newline = buffer[0..<count].firstIndex(of: 0x0A) else { return nil }
+        return EventLog.decodeLines(Data(buffer[0...newline])).events.first?.time
     }
 
     /// Reads what was appended since the last call; returns whether the events changed.
