@@ -85,7 +85,14 @@ public struct RunHistory: Sendable {
             run(TaskKey(app: app, identifier: identifier), event: event)
         }
         prune(app)
+        // Apps that log nothing more age out too: every so often, every lane (O(1) amortized).
+        if appliedCount % Self.sweepInterval == 0 {
+            for other in lanes.keys where other != app { prune(other) }
+        }
     }
+
+    /// Events between two sweeps of every lane.
+    public static let sweepInterval = 1024
 
     private mutating func run(_ key: TaskKey, event: Event) {
         let time = event.time
@@ -180,15 +187,16 @@ public struct RunHistory: Sendable {
     }
 
     /// Drops the app's oldest runs: those that ended more than ``retention`` before the newest
-    /// event, and any beyond ``maximumRunsPerApp``. Compacts the storage once half of it is dropped,
-    /// so dropping stays O(1) amortized.
+    /// event, and any beyond ``maximumRunsPerApp``. An open run is not dropped for its age (its
+    /// task may run still; runs after it wait behind it, within the count). Compacts the storage
+    /// once half of it is dropped, so dropping stays O(1) amortized.
     private mutating func prune(_ app: Identifier) {
         guard var lane = lanes.removeValue(forKey: app) else { return }
         let cutoff = (newestEvent ?? .distantPast).addingTimeInterval(-retention)
         while lane.head < lane.storage.count {
             let first = lane.storage[lane.head]
             let tooMany = lane.storage.count - lane.head > maximumRunsPerApp
-            let tooOld = (first.end ?? first.lastSeen) < cutoff
+            let tooOld = first.end.map { $0 < cutoff } ?? false
             guard tooMany || tooOld else { break }
             if first.isOpen, open[first.key] == lane.base + lane.head { open[first.key] = nil }
             lane.head += 1

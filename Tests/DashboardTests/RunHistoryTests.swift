@@ -147,6 +147,22 @@ import TaskState
         #expect(history.runs(of: Fixtures.id(Self.app)).map(\.start) == [Fixtures.at(-4000)])
     }
 
+    @Test func anOpenRunOutlivesTheRetentionAndAnAppThatLogsNothingMoreAgesOut() {
+        var history = RunHistory(retention: 3600)
+        let quiet = Event(time: Fixtures.at(-7000), type: .launched, app: Fixtures.id("com.example.quiet"),
+                          identifier: Fixtures.id("com.example.quiet.refresh"), reason: "appRefresh", message: "launched")
+        history.apply(quiet)
+        history.apply(Event(time: Fixtures.at(-6990), type: .completed, app: quiet.app, identifier: quiet.identifier,
+                            reason: "success", message: "completed"))
+        history.apply(Self.event(-7200, .launched, reason: "processing", kind: .processing))
+        for index in 0..<RunHistory.sweepInterval {
+            history.apply(Event(time: Fixtures.at(Double(index)), type: .launchFailed, app: Fixtures.id("com.example.busy"),
+                                identifier: Fixtures.id("com.example.busy.refresh"), reason: "appRefresh", message: "failed"))
+        }
+        #expect(history.openRun(Self.key)?.start == Fixtures.at(-7200), "still open, still kept")
+        #expect(history.lanes[Fixtures.id("com.example.quiet")] == nil, "its one run ended over an hour before the newest event")
+    }
+
     /// Memory stays bounded however many events come; other apps' lanes keep their runs.
     @Test func aLongLogKeepsAtMostTheNewestRunsPerApp() throws {
         var history = RunHistory(maximumRunsPerApp: 100)
