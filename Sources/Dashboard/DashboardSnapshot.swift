@@ -70,6 +70,9 @@ public struct DashboardSnapshot: Sendable {
     var rowCache = RowCache()
     /// One line about what is wrong with the state directory, if anything.
     public var problem: String?
+    /// Every app's runs and throttles over the last hours, for the timeline: built from the
+    /// event log over a longer window than `events` (see ``RunHistory``).
+    public var history = RunHistory()
 
     public init(now: Date, stateDirectory: String, schedulerPID: Int32? = nil, heartbeat: DaemonHeartbeat? = nil,
                 conditions: ConditionsRecord? = nil, pending: [PendingRow] = [], tasks: [LaunchedTask] = [],

@@ -14,6 +14,8 @@ public struct DashboardState: Sendable, Hashable {
         case confirmCancelTransfer(app: Identifier, identifier: Identifier)
         /// The conditions menu: its keys flip simulated conditions (``ConditionsMenu``).
         case conditions
+        /// The timeline over the panels, at this zoom and scroll (``TimelineKeys`` move it).
+        case timeline(TimelinePosition)
     }
 
     /// A one-line message under the panels.

@@ -18,7 +18,9 @@ public enum DashboardView {
         }
         header(&grid, snapshot, palette: palette, glyphs: glyphs)
         let content = PanelContent(snapshot: snapshot, palette: palette, glyphs: glyphs)
-        for panel in Panel.allCases {
+        // The timeline covers every panel: drawing them underneath would be wasted.
+        let coversPanels = if case .timeline = state.overlay { true } else { false }
+        for panel in Panel.allCases where !coversPanels {
             draw(panel, into: &grid, snapshot: snapshot, state: state, layout: layout, content: content, palette: palette, glyphs: glyphs)
         }
         statusLine(&grid, snapshot, state: state, row: layout.statusRow, palette: palette)
@@ -33,6 +35,10 @@ public enum DashboardView {
             Overlays.confirm(&grid, question: "Cancel \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
         case .confirmCancelTransfer(let app, let identifier):
             Overlays.confirm(&grid, question: "Cancel transfer \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
+        case .timeline(let position):
+            TimelineView.draw(&grid, snapshot: snapshot, position: position,
+                              area: Rect(x: 0, y: 2, width: size.width, height: layout.statusRow - 2), palette: palette, glyphs: glyphs)
+            TimelineView.hints(&grid, row: layout.footerRow, palette: palette, glyphs: glyphs)
         }
         return grid
     }

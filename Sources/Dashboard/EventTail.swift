@@ -11,20 +11,30 @@ import Glibc
 /// The log's descriptor stays open: when the log is rotated (renamed to `events.1.jsonl`), the old
 /// file is read to its end before the new one is opened, so no event is skipped. A log cut shorter
 /// than what was read (the scheduler's journal replay) is read again in full.
+///
+/// Given a ``RunHistory``, the tail also keeps it: every appended line goes to it (not just the
+/// newest `limit`), and at start and on a full reload the rotated logs are read back as far as
+/// the history's retention, oldest first, so the timeline has hours of runs while `events`
+/// stays short.
 public final class EventTail {
     public let paths: StatePaths
     public let limit: Int
     /// The newest `limit` events, oldest first.
     public private(set) var events: [Event] = []
+    /// Every app's runs over the history's retention, when the tail keeps one.
+    public private(set) var history: RunHistory?
+    /// At most this many rotated logs are read back for the history.
+    public static let historyFiles = 16
     private var descriptor: Int32 = -1
     /// Bytes read from `descriptor` so far.
     private var offset: Int64 = 0
     /// The end of the log after its last newline, waiting for the rest of its line.
     private var partial = Data()
 
-    public init(paths: StatePaths, limit: Int) {
+    public init(paths: StatePaths, limit: Int, history: RunHistory? = nil) {
         self.paths = paths
         self.limit = limit
+        self.history = history
         reload()
     }
 
@@ -40,16 +50,52 @@ public final class EventTail {
         offset = 0
         partial = Data()
         events = []
+        var rotated: [Int: Data] = [:]
+        if let empty = history?.emptied() {
+            history = empty
+            // Oldest first, one file in memory at a time; the newest is kept for the events below.
+            for generation in stride(from: rotatedGenerationsForHistory(), through: 1, by: -1) {
+                guard let data = try? StateFiles.read(paths.rotatedEvents(generation), maximumSize: 256 << 20) else { continue }
+                history?.apply(lines: data)
+                if generation == 1 { rotated[1] = data }
+            }
+        }
         open()
         _ = readAppended()
         // Older events from the rotated files, newest file first, until there are enough.
         var generation = 1
         while events.count < limit, StateFiles.exists(paths.rotatedEvents(generation)) {
-            if let data = try? StateFiles.read(paths.rotatedEvents(generation), maximumSize: 256 << 20) {
+            if let data = rotated[generation] ?? (try? StateFiles.read(paths.rotatedEvents(generation), maximumSize: 256 << 20)) {
                 events.insert(contentsOf: Self.decodeLast(limit - events.count, linesOf: data), at: 0)
             }
             generation += 1
         }
+    }
+
+    /// How many rotated logs the history needs: newest first, up to the first that begins before
+    /// the retention (what is older would be dropped at once), at most ``historyFiles``. Only each
+    /// file's first line is read to decide.
+    private func rotatedGenerationsForHistory() -> Int {
+        guard let retention = history?.retention else { return 0 }
+        let horizon = Date().addingTimeInterval(-retention)
+        var needed = 0
+        for generation in 1...Self.historyFiles {
+            let path = paths.rotatedEvents(generation)
+            guard StateFiles.exists(path) else { break }
+            needed = generation
+            if let first = Self.firstEventTime(path), first < horizon { break }
+        }
+        return needed
+    }
+
+    /// The time of a log's first event, from its first 64 KiB.
+    private static func firstEventTime(_ path: String) -> Date? {
+        guard let descriptor = try? RegularFile.open(path, O_RDONLY) else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0, let newline = buffer[0..<count].firstIndex(of: 0x0A) else { return nil }
+        return EventLog.decodeLines(Data(buffer[0...newline])).events.first?.time
     }
 
     /// Reads what was appended since the last call; returns whether the events changed.
@@ -106,7 +152,9 @@ public final class EventTail {
             return false
         }
         partial = Data(appended[appended.index(after: lastNewline)...])
-        let fresh = Self.decodeLast(limit, linesOf: Data(appended[appended.startIndex...lastNewline]))
+        let complete = Data(appended[appended.startIndex...lastNewline])
+        history?.apply(lines: complete)
+        let fresh = Self.decodeLast(limit, linesOf: complete)
         guard !fresh.isEmpty else { return false }
         events.append(contentsOf: fresh)
         if events.count > limit { events.removeFirst(events.count - limit) }

@@ -4,6 +4,8 @@ public enum KeyCommand: Hashable, Sendable {
     /// Closes the overlay, or clears the filter when no overlay is open.
     case closeOverlayOrClearFilter
     case toggleHelp
+    /// Opens the timeline (a lane per app over time); its own keys close it.
+    case openTimeline
     /// Opens the details of the selected row, or closes them.
     case toggleDetails
     case focusNext

@@ -16,6 +16,8 @@ extension DashboardState {
             return []
         case .conditions:
             return ConditionsMenu.handle(key, conditions: snapshot.conditions, state: &self)
+        case .timeline(let position):
+            return handleTimeline(key, position: position, snapshot: snapshot)
         default:
             break
         }
@@ -33,6 +35,8 @@ extension DashboardState {
             }
         case .toggleHelp:
             overlay = overlay == .help ? .none : .help
+        case .openTimeline:
+            overlay = .timeline(TimelinePosition())
         case .toggleDetails:
             overlay = overlay == .detail ? .none : (selectedID(snapshot) == nil ? .none : .detail)
         case .focusNext:

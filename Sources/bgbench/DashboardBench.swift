@@ -6,7 +6,8 @@ import TaskState
 
 /// `bgbench dashboard`: the dashboard's costs. Frame time at 160×48 for 10, 10 000 and 100 000
 /// pending requests; the time to load a 10 000-request state directory; wake-ups of an idle
-/// `bgtop` over 30 s beside an idle `htop` in the same run.
+/// `bgtop` over 30 s beside an idle `htop` in the same run; the timeline's frame time over
+/// 10 000 events beside the main screen's over the same events.
 struct DashboardBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dashboard",
@@ -20,6 +21,9 @@ struct DashboardBench: ParsableCommand {
 
     @Option(help: "Requests in the state directory for the load-time row.")
     var loadRequests = 10_000
+
+    @Option(help: "Events in the log for the timeline rows.")
+    var timelineEvents = 10_000
 
     @Option(help: "Seconds of idle to count wake-ups over.")
     var idleSeconds = 30.0
@@ -67,19 +71,40 @@ struct DashboardBench: ParsableCommand {
         ])
         Console.line("   ratio bgtop / raw reads: \(String(format: "%.2f", load.snapshot / max(load.cat, 1e-9)))")
 
-        guard !noIdle else { return }
-        Console.line()
-        Console.line("3. Idle wake-ups over \(Int(idleSeconds)) s (context switches of every thread, /proc/<pid>/task/*/status),")
-        Console.line("   bgtop on an idle state directory beside htop, both in tmux at 160x48, measured at the same time.")
-        let idle = try IdleWakeups.measure(seconds: idleSeconds, root: root + "/idle")
-        var idleRows: [[String]] = [["program", "wake-ups", "per second"]]
-        for entry in idle {
-            idleRows.append([entry.name, entry.wakeups.map(String.init) ?? "-",
-                             entry.wakeups.map { String(format: "%.2f", Double($0) / idleSeconds) } ?? entry.note])
+        if !noIdle {
+            Console.line()
+            Console.line("3. Idle wake-ups over \(Int(idleSeconds)) s (context switches of every thread, /proc/<pid>/task/*/status),")
+            Console.line("   bgtop on an idle state directory beside htop, both in tmux at 160x48, measured at the same time.")
+            let idle = try IdleWakeups.measure(seconds: idleSeconds, root: root + "/idle")
+            var idleRows: [[String]] = [["program", "wake-ups", "per second"]]
+            for entry in idle {
+                idleRows.append([entry.name, entry.wakeups.map(String.init) ?? "-",
+                                 entry.wakeups.map { String(format: "%.2f", Double($0) / idleSeconds) } ?? entry.note])
+            }
+            Console.table(idleRows)
+            if let bgtop = idle.first(where: { $0.name == "bgtop" })?.wakeups, let htop = idle.first(where: { $0.name == "htop" })?.wakeups {
+                Console.line("   ratio bgtop / htop: \(String(format: "%.3f", Double(bgtop) / Double(max(htop, 1))))")
+            }
         }
-        Console.table(idleRows)
-        if let bgtop = idle.first(where: { $0.name == "bgtop" })?.wakeups, let htop = idle.first(where: { $0.name == "htop" })?.wakeups {
-            Console.line("   ratio bgtop / htop: \(String(format: "%.3f", Double(bgtop) / Double(max(htop, 1))))")
+
+        Console.line()
+        Console.line("4. Timeline frame time at 160x48 over \(timelineEvents) events (24 h, 30 apps): a key (Left/Right)")
+        Console.line("   and a full render, beside the main screen's frame (events panel, Down) over the same events.")
+        let timeline = try TimelineFrameTiming.measure(events: timelineEvents, frames: frames)
+        Console.line("   history built from the log's lines in \(Format.milliseconds(timeline.build)) ms "
+            + "(\(String(format: "%.2f", timeline.build / Double(max(1, timeline.events)) * 1e6)) µs an event), \(timeline.runs) runs")
+        var timelineRows: [[String]] = [["view", "p50 ms", "p99 ms", "frames"]]
+        for (span, samples) in timeline.timeline {
+            timelineRows.append(["timeline, \(span) window", Format.milliseconds(samples.p50), Format.milliseconds(samples.p99), "\(samples.count)"])
+        }
+        timelineRows.append(["main screen, events panel", Format.milliseconds(timeline.mainScreen.p50),
+                             Format.milliseconds(timeline.mainScreen.p99), "\(timeline.mainScreen.count)"])
+        Console.table(timelineRows)
+        if let main = timeline.mainScreen.p50, main > 0 {
+            for (span, samples) in timeline.timeline {
+                guard let p50 = samples.p50 else { continue }
+                Console.line("   ratio p50 timeline (\(span)) / main screen: \(String(format: "%.2f", p50 / main))")
+            }
         }
     }
 }

@@ -47,8 +47,8 @@ final class DashboardLoop {
         glyphs = terminal.unicode ? .unicode : .ascii
         state = DashboardState(readOnly: readOnly, themeName: themes.current.name)
         if let initialStatus { state.status = DashboardState.Status(initialStatus, isError: true) }
-        mirror = StateMirror(paths: reader.paths)
-        snapshot = reader.build(from: mirror.snapshot, events: mirror.events)
+        mirror = StateMirror(paths: reader.paths, history: RunHistory(throttleDelay: reader.throttleDelay))
+        snapshot = reader.build(from: mirror.snapshot, events: mirror.events, history: mirror.history)
         var mask = signals
         signalDescriptor = bg_signalfd(&mask)
         timerDescriptor = bg_timerfd_create()
@@ -136,7 +136,7 @@ final class DashboardLoop {
             }
             // A scheduler that exited is shown at once: nothing to read but the lock.
             if reload || ready.contains(.schedulerExit) {
-                snapshot = reader.build(from: mirror.snapshot, events: mirror.events)
+                snapshot = reader.build(from: mirror.snapshot, events: mirror.events, history: mirror.history)
                 watchScheduler()
                 redraw = true
             }
@@ -180,10 +180,15 @@ final class DashboardLoop {
     }
 
     /// One tick a second while a countdown is on screen; otherwise only at the next minute, for
-    /// the header clock. Nothing else wakes the dashboard but the kernel.
+    /// the header clock, or sooner while the timeline follows now and moves by a cell. Nothing
+    /// else wakes the dashboard but the kernel.
     private func armTimer() {
         let now = Date().timeIntervalSince1970
-        let next = snapshot.hasCountdown ? floor(now) + 1 : floor(now / 60) * 60 + 60
+        var next = snapshot.hasCountdown ? floor(now) + 1 : floor(now / 60) * 60 + 60
+        if case .timeline(let position) = state.overlay, position.offset == 0 {
+            let cell = max(1, position.cellDuration(screenWidth: terminal.size.width))
+            next = min(next, (floor(now / cell) + 1) * cell)
+        }
         bg_timerfd_set_absolute(timerDescriptor, Int64(next), 0)
     }
 }

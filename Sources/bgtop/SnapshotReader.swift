@@ -31,13 +31,20 @@ struct SnapshotReader {
         catalog = ManifestCatalog.load(from: appsDirectory)
     }
 
+    /// The delay of a throttle of each level under the current settings: how the timeline knows
+    /// when a throttle logged in the event log was released.
+    var throttleDelay: @Sendable (Int) -> TimeInterval {
+        let settings = settings
+        return { settings.throttleDelay(level: $0) }
+    }
+
     /// Reads the whole state directory (for `--batch`).
     func read(now: Date = Date()) -> DashboardSnapshot {
         build(from: StateSnapshot.load(paths), events: EventLog(paths: paths).recent(limit: Self.eventLimit).events, now: now)
     }
 
     /// The dashboard snapshot for state already in memory (see ``StateMirror``).
-    func build(from snapshot: StateSnapshot, events: [Event], now: Date = Date()) -> DashboardSnapshot {
+    func build(from snapshot: StateSnapshot, events: [Event], history: RunHistory? = nil, now: Date = Date()) -> DashboardSnapshot {
         var problem: String?
         var info = stat()
         if lstat(paths.root, &info) != 0 {
@@ -72,9 +79,11 @@ struct SnapshotReader {
         } else if schedulerPID == nil {
             problem = "bgtaskd is not running for \(paths.root): showing the last recorded state"
         }
-        return DashboardSnapshot(
+        var built = DashboardSnapshot(
             now: now, stateDirectory: paths.root, schedulerPID: schedulerPID, heartbeat: snapshot.heartbeat,
             conditions: snapshot.conditions, pending: pending, tasks: snapshot.tasks, transfers: snapshot.transfers,
             transferBlockers: transferBlockers, events: events, problem: problem)
+        if let history { built.history = history }
+        return built
     }
 }

@@ -16,14 +16,18 @@ final class StateMirror {
     private(set) var snapshot = StateSnapshot()
     private let eventTail: EventTail
 
-    init(paths: StatePaths) {
+    /// - Parameter history: the timeline's history to keep from the event log (see ``EventTail``).
+    init(paths: StatePaths, history: RunHistory? = nil) {
         self.paths = paths
-        eventTail = EventTail(paths: paths, limit: SnapshotReader.eventLimit)
+        eventTail = EventTail(paths: paths, limit: SnapshotReader.eventLimit, history: history)
         reloadAll()
     }
 
     /// The most recent events, oldest first.
     var events: [Event] { eventTail.events }
+
+    /// Every app's runs over the last hours, when the mirror keeps them.
+    var history: RunHistory? { eventTail.history }
 
     /// Reads every state file again. The event log is not read again: its tail follows the file
     /// itself, whatever inotify missed.

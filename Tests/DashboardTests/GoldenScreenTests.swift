@@ -96,6 +96,18 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
             GoldenCase(name: "conditionsMenu", snapshot: busy, state: pressing([.character("C")], on: busy)),
             GoldenCase(name: "conditionsMenuMono", snapshot: busy, state: pressing([.character("C")], on: busy), theme: .monochrome),
             GoldenCase(name: "conditionsMenuAscii", snapshot: busy, state: pressing([.character("C")], on: busy), glyphs: .ascii),
+            GoldenCase(name: "timeline", snapshot: Fixtures.timeline, state: pressing([.character("T")], on: Fixtures.timeline)),
+            GoldenCase(name: "timelineMono", snapshot: Fixtures.timeline, state: pressing([.character("T")], on: Fixtures.timeline),
+                       theme: .monochrome),
+            GoldenCase(name: "timelineAscii", snapshot: Fixtures.timeline, state: pressing([.character("T")], on: Fixtures.timeline),
+                       glyphs: .ascii),
+            GoldenCase(name: "timelineZoomedRuns", snapshot: Fixtures.timeline,
+                       state: pressing([.character("T"), .character("+")] + Array(repeating: .down, count: 9) + [.enter],
+                                       on: Fixtures.timeline)),
+            GoldenCase(name: "timelineScrolledMonoAscii", snapshot: Fixtures.timeline,
+                       state: pressing([.character("T"), .character("-"), .left, .down], on: Fixtures.timeline),
+                       theme: .monochrome, glyphs: .ascii),
+            GoldenCase(name: "timelineEmpty", snapshot: Fixtures.empty, state: pressing([.character("T")], on: Fixtures.empty)),
         ]
         // Events: select the third-newest event through the view's own row ids.
         let events = busy.rows(.events, state: focused(.events, id: nil))

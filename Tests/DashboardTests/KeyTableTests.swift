@@ -113,6 +113,10 @@ struct KeyTableHandlingTests {
             #expect(h.state.overlay == .help)
             h.press(key)
             #expect(h.state.overlay == .none)
+        case .openTimeline:
+            #expect(h.state.overlay == .timeline(TimelinePosition()))
+            h.press(key)
+            #expect(h.state.overlay == .none)
         case .toggleDetails:
             #expect(h.state.overlay == .detail)
             h.press(key)
