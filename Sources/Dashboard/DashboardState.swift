@@ -12,6 +12,8 @@ public struct DashboardState: Sendable, Hashable {
         case confirmCancel(app: Identifier, identifier: Identifier)
         /// Waiting for y/n before cancelling this transfer.
         case confirmCancelTransfer(app: Identifier, identifier: Identifier)
+        /// Waiting for y/n before switching the app's background work on (`enable`) or off.
+        case confirmAppSwitch(app: Identifier, enable: Bool)
     }
 
     /// A one-line message under the panels.

@@ -14,6 +14,8 @@ extension DashboardState {
             }
             status = Status("cancel of \(identifier) abandoned")
             return []
+        case .confirmAppSwitch(let app, let enable):
+            return answerAppSwitch(key, app: app, enable: enable)
         default:
             break
         }
@@ -124,6 +126,8 @@ extension DashboardState {
             let request = snapshot.pending[source].request
             overlay = .confirmCancel(app: request.app, identifier: request.identifier)
             return []
+        case (.switchApp, .apps):
+            return askAppSwitch(snapshot.apps[source])
         case (.pauseOrResume, .transfers):
             let transfer = snapshot.transfers[source]
             switch transfer.state {

@@ -36,6 +36,8 @@ enum Overlays {
         var lines: [(String, String)] = []
         var heatMap: (week: [Double], line: Int)?
         var key: TaskKey?
+        var historyApp: Identifier?
+        var appWeek: [Double]?
         let now = snapshot.now
         func date(_ value: Date?) -> String {
             guard let value else { return "-" }
@@ -98,6 +100,11 @@ enum Overlays {
                      ("timeouts", "request \(SafeNumber.secondsText((transfer.timeoutIntervalForRequest ?? TransferRecord.defaultTimeoutIntervalForRequest).rounded(.down))) s, resource \(DurationText.compact(transfer.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))")]
             if let destination = transfer.destination { lines.append(("destination", destination)) }
             if let source = transfer.sourceFile { lines.append(("source file", source)) }
+        case .apps:
+            let row = snapshot.apps[source]
+            lines = AppDetail.lines(row, snapshot: snapshot, glyphs: glyphs, date: date)
+            historyApp = row.app
+            appWeek = row.usageWeek
         case .events:
             let event = snapshot.events[source]
             lines = [("time", JSONFormat.string(from: event.time)), ("type", event.type.rawValue), ("app", event.app?.rawValue ?? "-"),
@@ -106,15 +113,21 @@ enum Overlays {
             if let app = event.app, let identifier = event.identifier { key = TaskKey(app: app, identifier: identifier) }
         }
         let maximumLines = min(grid.size.height - 2, lines.count + 3 + 8) - 3
-        if let key {
+        if key != nil || historyApp != nil {
             // History goes last; when room is short, its oldest lines go first, never the newest.
             let room = max(0, maximumLines - lines.count - 2)
-            let history = snapshot.events.filter { $0.app == key.app && $0.identifier == key.identifier }.suffix(min(6, room))
+            let history = snapshot.events.filter { event in
+                key.map { event.app == $0.app && event.identifier == $0.identifier } ?? (event.app == historyApp)
+            }.suffix(min(6, room))
             if !history.isEmpty {
                 lines.append(("", ""))
                 lines.append(("history", ""))
                 for event in history { lines.append(("  " + TextFormat.clock(event.time), "\(event.type.rawValue): \(event.message)")) }
             }
+        }
+        if let appWeek {
+            heatMap = (appWeek, lines.count + 1)
+            lines += UsageHeatMap.lines()
         }
         let width = min(grid.size.width - 4, 110)
         let height = min(grid.size.height - 2, lines.count + 3)

@@ -20,6 +20,7 @@ enum SortColumns {
         case .running: return ["remaining", "app", "identifier", "elapsed", "pid"]
         case .transfers: return ["progress", "app", "identifier", "state"]
         case .events: return ["newest", "type", "app"]
+        case .apps: return ["app", "throttle", "last launch", "runs"]
         }
     }
 }
@@ -117,9 +118,31 @@ extension DashboardSnapshot {
                 let event = events[index]
                 ids[index] = "event-\(event.time.timeIntervalSince1970)-\(event.type.rawValue)-\(event.message.hashValue)"
             }
+        case .apps:
+            indices = apps.indices.filter { index in
+                let row = apps[index]
+                return matches(row.app.rawValue, row.record.enabled ? "enabled" : "disabled off",
+                               row.isThrottled(at: now) ? "throttled" : "", row.problemText ?? "")
+            }
+            indices.sort { a, b in
+                let x = apps[a], y = apps[b]
+                switch column {
+                case 1: return (Self.releaseKey(x, now), x.app) < (Self.releaseKey(y, now), y.app)
+                case 2: return ((x.record.lastLaunchAt ?? .distantPast), x.app) > ((y.record.lastLaunchAt ?? .distantPast), y.app)
+                case 3: return (x.lastDay.launches, y.app) > (y.lastDay.launches, x.app)
+                default: return x.app < y.app
+                }
+            }
+            for index in indices { ids[index] = "app/\(apps[index].app)" }
         }
         if reversed { indices.reverse() }
         return PanelRows(ids: indices.map { ids[$0]! }, sourceIndices: indices)
+    }
+
+    /// Throttled apps first, the latest release first; then the rest.
+    private static func releaseKey(_ row: AppRow, _ now: Date) -> Double {
+        guard let until = row.record.throttledUntil, until > now else { return 0 }
+        return -until.timeIntervalSince(now)
     }
 
     static func fraction(_ transfer: TransferRecord) -> Double {
