@@ -69,7 +69,7 @@ struct AppsPanelKeyTests {
         h.press(.enter)
         #expect(h.state.overlay == .detail)
         let text = h.render().textLines.joined(separator: "\n")
-        for expected in ["background work", "pid 30950", "24 launches, 1 expiries, 1 kills", "3 of 3", "requests", "…refresh",
+        for expected in ["background work", "pid 30950", "24 launches, 1 expiry, 1 kill", "3 of 3", "requests", "…refresh",
                          "week of use", "history", "throttled for 15m"] {
             #expect(text.contains(expected), "\(expected)")
         }
