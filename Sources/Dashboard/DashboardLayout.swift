@@ -50,7 +50,7 @@ public struct DashboardLayout: Sendable, Hashable {
             (panel, isShort && panel != focus ? Self.compactBox : Self.fullBox)
         })
         var spare = available - heights.values.reduce(0, +)
-        let weights: [Panel: Int] = [.pending: 3, .running: 3, .transfers: 2, .events: 2, .apps: 2]
+        let weights: [Panel: Int] = [.pending: 3, .running: 3, .transfers: 2, .events: 2, .apps: 1]
         func wants(_ panel: Panel) -> Bool {
             guard let rowCounts else { return true }
             return heights[panel]! < (rowCounts[panel] ?? 0) + 3

@@ -16,9 +16,10 @@ import Glibc
         return apps.first { $0["id"] as? String == app }?["enabled"] as? Bool
     }
 
-    /// The screen line of the app's row in the apps panel.
+    /// The screen line of the app's row in the apps panel: the app in the first column (events
+    /// name it too, further along their line).
     private func appLine(_ app: String, _ screen: String) -> String? {
-        screen.split(separator: "\n").map(String.init).first { $0.contains(app) && $0.contains("│") }
+        screen.split(separator: "\n").map(String.init).first { $0.hasPrefix("│ \(app) ") || $0.hasPrefix("│▶\(app) ") }
     }
 
     @Test func fiveDYSwitchesAnAppOffInTheSchedulerAndThePanelShowsIt() throws {
@@ -46,10 +47,11 @@ import Glibc
             self.appLine("com.example.toggle", screen)?.contains(" no ") == true
         }
         #expect(!off.contains("Switch background work"), "the question is gone")
-        // What the switch means: a request of the app now waits on it.
-        #expect(try env.bgctl("submit", "--app", "com.example.toggle", "--id", "com.example.toggle.refresh", "--kind", "refresh").status == 0)
-        tmux.send("1")
-        try tmux.waitFor("app off")
+        // What the switch means: the scheduler refuses the app's requests (`unavailable`).
+        let refused = try env.bgctl("submit", "--app", "com.example.toggle", "--id", "com.example.toggle.refresh", "--kind", "refresh")
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("unavailable"), "\(refused)")
+        try tmux.waitFor("background work is switched off for com.example.toggle")
 
         // And back on: d, y.
         tmux.send("5")
@@ -81,11 +83,12 @@ import Glibc
         // condition runs to completion. After that, a download still runs: the ones that
         // followed the completed ones. (The bound is against a hang, not a speed to meet.)
         let first = ["episode-412", "tiles-region-7", "feed"]
+        let initial = first + ["episode-413", "upload-IMG_2041"]
         var transfers: [TransferRecord] = []
-        try waitFor("the first batch to complete with a download still running", timeout: 120) {
+        try waitFor("the first batch to complete with a new download running", timeout: 120) {
             transfers = StateSnapshot.load(paths).transfers
             let done = first.allSatisfy { name in transfers.contains { $0.identifier.rawValue == name && $0.state == .completed } }
-            return done && transfers.contains { $0.state == .running && !first.contains($0.identifier.rawValue) }
+            return done && transfers.contains { $0.state == .running && !initial.contains($0.identifier.rawValue) }
         }
         let followers = transfers.filter { $0.app.rawValue == "com.example.podcasts" && $0.identifier.rawValue.hasPrefix("episode-4")
             && !["episode-412", "episode-413"].contains($0.identifier.rawValue) }
