@@ -127,7 +127,9 @@ extension DashboardSnapshot {
             indices.sort { a, b in
                 let x = apps[a], y = apps[b]
                 switch column {
-                case 1: return (Self.releaseKey(x, now), x.app) < (Self.releaseKey(y, now), y.app)
+                // The latest release first (so the throttled apps), whatever the clock says now:
+                // the rows are sorted once per change of data, not per tick.
+                case 1: return ((x.record.throttledUntil ?? .distantPast), y.app) > ((y.record.throttledUntil ?? .distantPast), x.app)
                 case 2: return ((x.record.lastLaunchAt ?? .distantPast), x.app) > ((y.record.lastLaunchAt ?? .distantPast), y.app)
                 case 3: return (x.lastDay.launches, y.app) > (y.lastDay.launches, x.app)
                 default: return x.app < y.app
@@ -137,12 +139,6 @@ extension DashboardSnapshot {
         }
         if reversed { indices.reverse() }
         return PanelRows(ids: indices.map { ids[$0]! }, sourceIndices: indices)
-    }
-
-    /// Throttled apps first, the latest release first; then the rest.
-    private static func releaseKey(_ row: AppRow, _ now: Date) -> Double {
-        guard let until = row.record.throttledUntil, until > now else { return 0 }
-        return -until.timeIntervalSince(now)
     }
 
     static func fraction(_ transfer: TransferRecord) -> Double {
