@@ -52,11 +52,13 @@ public struct AppActivity: Codable, Hashable, Sendable {
     public mutating func count(_ kind: Kind, at now: Date) {
         let hour = Self.hourStart(of: now)
         hours.removeAll { $0.hour <= hour.addingTimeInterval(-Double(Self.keptHours) * 3600) || $0.hour > hour }
-        if hours.last?.hour != hour { hours.append(Hour(hour: hour)) }
+        // Searched, not assumed last: the record is input and its order is not guaranteed.
+        if !hours.contains(where: { $0.hour == hour }) { hours.append(Hour(hour: hour)) }
+        let index = hours.firstIndex { $0.hour == hour }!
         switch kind {
-        case .launch: hours[hours.count - 1].launches += 1
-        case .expiry: hours[hours.count - 1].expiries += 1
-        case .kill: hours[hours.count - 1].kills += 1
+        case .launch: hours[index].launches = Self.sum(hours[index].launches, 1)
+        case .expiry: hours[index].expiries = Self.sum(hours[index].expiries, 1)
+        case .kill: hours[index].kills = Self.sum(hours[index].kills, 1)
         }
     }
 
@@ -66,14 +68,21 @@ public struct AppActivity: Codable, Hashable, Sendable {
         let oldest = Self.hourStart(of: now).addingTimeInterval(-Double(Self.keptHours - 1) * 3600)
         var totals = Totals()
         for hour in hours where hour.hour >= oldest && hour.hour <= now {
-            totals.launches += hour.launches
-            totals.expiries += hour.expiries
-            totals.kills += hour.kills
+            totals.launches = Self.sum(totals.launches, hour.launches)
+            totals.expiries = Self.sum(totals.expiries, hour.expiries)
+            totals.kills = Self.sum(totals.kills, hour.kills)
         }
         return totals
     }
 
     static func hourStart(of date: Date) -> Date {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 3600).rounded(.down) * 3600)
+    }
+
+    /// `a + b`, stopping at the ends of `Int`: the record is input, and a count written as
+    /// `Int.max` by someone else must not trap the scheduler or the dashboard.
+    private static func sum(_ a: Int, _ b: Int) -> Int {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : result
     }
 }

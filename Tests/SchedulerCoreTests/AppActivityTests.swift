@@ -42,6 +42,16 @@ struct AppActivityTests {
         #expect(activity.lastDay(at: start.addingTimeInterval(26 * 3600)) == AppActivity.Totals(expiries: 1, kills: 1))
     }
 
+    @Test func countsWrittenAsIntMaxByAnotherHandNeitherTrapNorWrap() {
+        let now = Date(timeIntervalSince1970: 1_795_348_800)
+        var activity = AppActivity(hours: [AppActivity.Hour(hour: now, launches: .max, expiries: .max, kills: .min),
+                                           AppActivity.Hour(hour: now.addingTimeInterval(-3600), launches: .max, kills: .min)])
+        #expect(activity.lastDay(at: now) == AppActivity.Totals(launches: .max, expiries: .max, kills: .min))
+        activity.count(.launch, at: now)
+        #expect(activity.hours.count == 2)
+        #expect(activity.hours.first?.launches == .max)
+    }
+
     @Test func aRecordWithoutTheNewFieldsStillDecodes() throws {
         let json = #"{"enabled":true,"id":"com.example.old","killCount":0,"launchCount":2,"throttleLevel":0}"#
         let record = try JSONFormat.decode(AppRecord.self, from: Data(json.utf8))
