@@ -16,8 +16,9 @@ enum AppDetail {
         lines.append(("background work", record.enabled ? "on (d switches it off)" : "off: nothing is launched (d switches it on)"))
         if let manifest = row.manifest {
             lines.append(("executable", manifest.executable))
+            let identifiers = manifest.permittedIdentifiers.map(\.rawValue).joined(separator: ", ")
             lines.append(("modes", manifest.backgroundModes.map(\.rawValue).joined(separator: ", ")
-                          + ": " + manifest.permittedIdentifiers.map(\.rawValue).joined(separator: ", ")))
+                          + (identifiers.isEmpty ? "" : ": " + identifiers)))
         }
         for problem in row.manifestProblems { lines.append(("manifest problem", problem)) }
         if row.manifest == nil && row.manifestProblems.isEmpty { lines.append(("manifest", "none: its requests wait on `no manifest`")) }
