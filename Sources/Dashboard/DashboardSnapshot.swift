@@ -64,6 +64,8 @@ public struct DashboardSnapshot: Sendable {
     public var transferBlockers: [TaskKey: [TransferBlocker]]
     /// Recent events, oldest first.
     public var events: [Event] { didSet { rowCache = RowCache() } }
+    /// Every app known from a manifest, a manifest file or the scheduler's records.
+    public var apps: [AppRow] { didSet { rowCache = RowCache() } }
     /// Filtered, sorted rows already worked out for this data: a frame asks for them several
     /// times, and with 100 000 requests sorting once per change (not per frame) is what keeps
     /// scrolling smooth. Replaced whenever the data changes.
@@ -77,7 +79,7 @@ public struct DashboardSnapshot: Sendable {
     public init(now: Date, stateDirectory: String, schedulerPID: Int32? = nil, heartbeat: DaemonHeartbeat? = nil,
                 conditions: ConditionsRecord? = nil, pending: [PendingRow] = [], tasks: [LaunchedTask] = [],
                 transfers: [TransferRecord] = [], transferBlockers: [TaskKey: [TransferBlocker]] = [:], events: [Event] = [],
-                problem: String? = nil) {
+                apps: [AppRow] = [], problem: String? = nil) {
         self.now = now
         self.stateDirectory = stateDirectory
         self.schedulerPID = schedulerPID
@@ -88,6 +90,7 @@ public struct DashboardSnapshot: Sendable {
         self.transfers = transfers
         self.transferBlockers = transferBlockers
         self.events = events
+        self.apps = apps
         self.problem = problem
     }
 
@@ -95,12 +98,13 @@ public struct DashboardSnapshot: Sendable {
     public var hasCountdown: Bool {
         !tasks.isEmpty || transfers.contains { $0.state == .running }
             || pending.contains { ($0.request.earliestBeginDate ?? .distantPast) > now && ($0.request.earliestBeginDate ?? now).timeIntervalSince(now) < 3600 }
+            || apps.contains { ($0.record.throttledUntil ?? .distantPast) > now && ($0.record.throttledUntil ?? now).timeIntervalSince(now) < 3600 }
     }
 }
 
-/// The four panels, in focus order (keys 1–4).
+/// The five panels, in focus order (keys 1–5).
 public enum Panel: Int, CaseIterable, Sendable, Hashable {
-    case pending, running, transfers, events
+    case pending, running, transfers, events, apps
 
     public var title: String {
         switch self {
@@ -108,6 +112,7 @@ public enum Panel: Int, CaseIterable, Sendable, Hashable {
         case .running: return "Running handlers"
         case .transfers: return "Transfers"
         case .events: return "Events"
+        case .apps: return "Apps"
         }
     }
 
@@ -118,6 +123,7 @@ public enum Panel: Int, CaseIterable, Sendable, Hashable {
         case .running: return "mem_box"
         case .transfers: return "net_box"
         case .events: return "cpu_box"
+        case .apps: return "mem_box"
         }
     }
 }

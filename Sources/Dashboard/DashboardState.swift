@@ -16,6 +16,8 @@ public struct DashboardState: Sendable, Hashable {
         case conditions
         /// The timeline over the panels, at this zoom and scroll (``TimelineKeys`` move it).
         case timeline(TimelinePosition)
+        /// Waiting for y/n before switching the app's background work on (`enable`) or off.
+        case confirmAppSwitch(app: Identifier, enable: Bool)
     }
 
     /// A one-line message under the panels.
@@ -41,6 +43,8 @@ public struct DashboardState: Sendable, Hashable {
     /// The filter is being typed.
     public var isEditingFilter = false
     public var overlay: Overlay = .none
+    /// The first binding the help overlay shows, when the terminal is too short for all of them.
+    public var helpOffset = 0
     public var status: Status?
     public var readOnly: Bool
     public var themeName: String

@@ -27,7 +27,7 @@ public enum DashboardView {
         footer(&grid, state: state, row: layout.footerRow, palette: palette, glyphs: glyphs)
         switch state.overlay {
         case .none: break
-        case .help: Overlays.help(&grid, palette: palette, glyphs: glyphs, readOnly: state.readOnly)
+        case .help: Overlays.help(&grid, offset: state.helpOffset, palette: palette, glyphs: glyphs, readOnly: state.readOnly)
         case .detail: Overlays.detail(&grid, snapshot: snapshot, state: state, palette: palette, glyphs: glyphs)
         case .conditions:
             ConditionsMenu.draw(&grid, conditions: snapshot.conditions, palette: palette, glyphs: glyphs)
@@ -39,6 +39,8 @@ public enum DashboardView {
             TimelineView.draw(&grid, snapshot: snapshot, position: position,
                               area: Rect(x: 0, y: 2, width: size.width, height: layout.statusRow - 2), palette: palette, glyphs: glyphs)
             TimelineView.hints(&grid, row: layout.footerRow, palette: palette, glyphs: glyphs)
+        case .confirmAppSwitch(let app, let enable):
+            Overlays.confirm(&grid, question: AppSwitchConfirmation.question(app: app, enable: enable), palette: palette, glyphs: glyphs)
         }
         return grid
     }
@@ -101,12 +103,15 @@ public enum DashboardView {
         let inner = rect.width - 2
         let columns = content.columns(panel, width: inner)
         let widths = Column.widths(columns, total: inner - 1)
-        grid.tableRow(columns.map { TableCell($0.title) }, widths: widths, x: rect.x + 2, y: rect.y + 1,
-                      rowStyle: palette.columnHeader, glyphs: glyphs)
+        if layout.showsColumnHeader(panel) {
+            grid.tableRow(columns.map { TableCell($0.title) }, widths: widths, x: rect.x + 2, y: rect.y + 1,
+                          rowStyle: palette.columnHeader, glyphs: glyphs)
+        }
         let visible = layout.visibleRows(panel)
+        let top = layout.firstDataRow(panel)
         if rows.count == 0 {
             let empty = state.filter.isEmpty ? emptyText(panel, snapshot) : "no rows match '\(state.filter)'"
-            grid.put(empty, x: rect.x + 2, y: rect.y + 2, style: palette.inactive, maxWidth: inner - 2)
+            grid.put(empty, x: rect.x + 2, y: top, style: palette.inactive, maxWidth: inner - 2)
             return
         }
         let selectedIndex = state.currentIndex(panel, rows: rows)
@@ -116,7 +121,7 @@ public enum DashboardView {
             let index = offset + line
             let isSelected = index == selectedIndex && focused
             let style = isSelected ? palette.selected : palette.text
-            let y = rect.y + 2 + line
+            let y = top + line
             if isSelected { grid.fill(x: rect.x + 1, y: y, width: inner, height: 1, with: Cell(" ", style: style)) }
             if index == selectedIndex { grid.put(String(glyphs.marker), x: rect.x + 1, y: y, style: focused ? style : palette.inactive) }
             var cells = content.cells(panel, source: rows.sourceIndices[index], widths: widths)
@@ -143,6 +148,7 @@ public enum DashboardView {
         case .running: return "no handler is running"
         case .transfers: return "no background transfers"
         case .events: return "no events yet"
+        case .apps: return "no apps: an app is known once its manifest is in the config's apps/ folder"
         }
     }
 

@@ -21,7 +21,10 @@ public enum KeyBindings {
         KeyBinding(keys: "C", help: "simulate power, network, idle, low power",
                    triggers: [(.key(.character("C")), .openConditions)], refusedInReadOnly: true,
                    footer: FooterHint(key: "C", label: "conditions", position: 6)),
-        KeyBinding(keys: "Tab / Shift-Tab, 1-4", help: "focus a panel",
+        KeyBinding(keys: "d", help: "switch the selected app off or on (y/n)",
+                   triggers: [(.key(.character("d")), .act(.switchApp))], panels: [.apps], refusedInReadOnly: true,
+                   footer: FooterHint(key: "d", label: "off/on", position: 0)),
+        KeyBinding(keys: "Tab / Shift-Tab, 1-5", help: "focus a panel",
                    triggers: [(.key(.tab), .focusNext), (.key(.backTab), .focusPrevious)]
                        + Panel.allCases.map { (.key(.character(Character(String($0.rawValue + 1)))), .focus($0)) },
                    footer: FooterHint(key: "tab", label: "panel", position: 5)),

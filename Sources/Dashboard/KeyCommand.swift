@@ -47,6 +47,8 @@ public enum PanelAction: Hashable, Sendable {
     case pauseOrResume
     /// Sends a test push (`{"aps":{"content-available":1}}`) to the selected row's app.
     case push
+    /// Switches the selected app's background work off, or on again; asks first.
+    case switchApp
 
     /// The action's name in status messages.
     public var verb: String {
@@ -56,6 +58,7 @@ public enum PanelAction: Hashable, Sendable {
         case .cancel: return "cancel"
         case .pauseOrResume: return "pause or resume"
         case .push: return "send a push"
+        case .switchApp: return "switch an app off or on"
         }
     }
 }

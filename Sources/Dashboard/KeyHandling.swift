@@ -18,6 +18,8 @@ extension DashboardState {
             return ConditionsMenu.handle(key, conditions: snapshot.conditions, state: &self)
         case .timeline(let position):
             return handleTimeline(key, position: position, snapshot: snapshot)
+        case .confirmAppSwitch(let app, let enable):
+            return answerAppSwitch(key, app: app, enable: enable)
         default:
             break
         }
@@ -35,6 +37,13 @@ extension DashboardState {
             }
         case .toggleHelp:
             overlay = overlay == .help ? .none : .help
+            helpOffset = 0
+        case .move(let movement) where overlay == .help:
+            // The help scrolls when the terminal is too short for every binding.
+            let rows = Overlays.helpRows(screenHeight: layout.size.height)
+            let last = max(0, KeyBindings.table.count - rows)
+            let target = helpOffset.addingReportingOverflow(distance(movement, layout: layout, page: rows)).partialValue
+            helpOffset = min(max(0, target), last)
         case .openTimeline:
             overlay = .timeline(TimelinePosition())
         case .toggleDetails:
@@ -85,11 +94,12 @@ extension DashboardState {
     }
 
     /// The rows `movement` moves the selection by.
-    private func distance(_ movement: KeyCommand.Movement, layout: DashboardLayout) -> Int {
+    private func distance(_ movement: KeyCommand.Movement, layout: DashboardLayout, page: Int? = nil) -> Int {
+        let page = max(1, page ?? layout.visibleRows(focus))
         switch movement {
         case .rows(let count): return count
-        case .pageUp: return -max(1, layout.visibleRows(focus))
-        case .pageDown: return max(1, layout.visibleRows(focus))
+        case .pageUp: return -page
+        case .pageDown: return page
         case .first: return Int.min / 2
         case .last: return Int.max / 2
         }
@@ -136,6 +146,8 @@ extension DashboardState {
             let request = snapshot.pending[source].request
             overlay = .confirmCancel(app: request.app, identifier: request.identifier)
             return []
+        case (.switchApp, .apps):
+            return askAppSwitch(snapshot.apps[source])
         case (.pauseOrResume, .transfers):
             let transfer = snapshot.transfers[source]
             switch transfer.state {

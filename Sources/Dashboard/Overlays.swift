@@ -3,20 +3,31 @@ import TaskState
 
 /// Boxes drawn over the panels: help, details of the selected row, confirmations.
 enum Overlays {
-    static func help(_ grid: inout CellGrid, palette: Palette, glyphs: Glyphs, readOnly: Bool) {
+    /// How many bindings the help overlay shows at once on a screen this tall.
+    static func helpRows(screenHeight: Int) -> Int { max(1, min(screenHeight - 2, KeyBindings.table.count + 4) - 4) }
+
+    /// Every binding of the key table, from `offset` on when the screen is too short for all:
+    /// the box's bottom border then says which ones are shown and that ↑/↓ scroll.
+    static func help(_ grid: inout CellGrid, offset: Int, palette: Palette, glyphs: Glyphs, readOnly: Bool) {
         let width = min(grid.size.width - 4, 72)
         let bindings = KeyBindings.table
-        let height = min(grid.size.height - 2, bindings.count + 4)
+        let rows = helpRows(screenHeight: grid.size.height)
+        let height = rows + 4
+        let first = min(max(0, offset), max(0, bindings.count - rows))
         let rect = Rect(x: (grid.size.width - width) / 2, y: (grid.size.height - height) / 2, width: width, height: height)
         grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height, with: Cell(" ", style: palette.text))
         grid.box(rect, title: "Keys", style: palette.title, titleStyle: palette.title, glyphs: glyphs)
-        for (index, binding) in bindings.prefix(height - 4).enumerated() {
+        for (index, binding) in bindings.dropFirst(first).prefix(rows).enumerated() {
             let disabled = readOnly && binding.refusedInReadOnly
             let y = rect.y + 2 + index
             grid.put(binding.keys, x: rect.x + 2, y: y, style: disabled ? palette.inactive : palette.hint, maxWidth: 22)
             grid.put(binding.help, x: rect.x + 25, y: y, style: disabled ? palette.inactive : palette.text, maxWidth: width - 27)
         }
         if readOnly { grid.put(" read-only: actions are disabled ", x: rect.x + 2, y: rect.y + height - 1, style: palette.inactive) }
+        if rows < bindings.count {
+            let more = " \(first + 1)-\(first + rows)/\(bindings.count) \(glyphs == .ascii ? "Up/Down" : "↑/↓") scroll "
+            grid.put(more, x: rect.x + width - more.count - 2, y: rect.y + height - 1, style: palette.inactive)
+        }
     }
 
     static func confirm(_ grid: inout CellGrid, question: String, palette: Palette, glyphs: Glyphs) {
@@ -36,6 +47,8 @@ enum Overlays {
         var lines: [(String, String)] = []
         var heatMap: (week: [Double], line: Int)?
         var key: TaskKey?
+        var historyApp: Identifier?
+        var appWeek: [Double]?
         let now = snapshot.now
         func date(_ value: Date?) -> String {
             guard let value else { return "-" }
@@ -98,6 +111,11 @@ enum Overlays {
                      ("timeouts", "request \(SafeNumber.secondsText((transfer.timeoutIntervalForRequest ?? TransferRecord.defaultTimeoutIntervalForRequest).rounded(.down))) s, resource \(DurationText.compact(transfer.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))")]
             if let destination = transfer.destination { lines.append(("destination", destination)) }
             if let source = transfer.sourceFile { lines.append(("source file", source)) }
+        case .apps:
+            let row = snapshot.apps[source]
+            lines = AppDetail.lines(row, snapshot: snapshot, glyphs: glyphs, date: date)
+            historyApp = row.app
+            appWeek = row.usageWeek
         case .events:
             let event = snapshot.events[source]
             lines = [("time", JSONFormat.string(from: event.time)), ("type", event.type.rawValue), ("app", event.app?.rawValue ?? "-"),
@@ -106,15 +124,21 @@ enum Overlays {
             if let app = event.app, let identifier = event.identifier { key = TaskKey(app: app, identifier: identifier) }
         }
         let maximumLines = min(grid.size.height - 2, lines.count + 3 + 8) - 3
-        if let key {
+        if key != nil || historyApp != nil {
             // History goes last; when room is short, its oldest lines go first, never the newest.
             let room = max(0, maximumLines - lines.count - 2)
-            let history = snapshot.events.filter { $0.app == key.app && $0.identifier == key.identifier }.suffix(min(6, room))
+            let history = snapshot.events.filter { event in
+                key.map { event.app == $0.app && event.identifier == $0.identifier } ?? (event.app == historyApp)
+            }.suffix(min(6, room))
             if !history.isEmpty {
                 lines.append(("", ""))
                 lines.append(("history", ""))
                 for event in history { lines.append(("  " + TextFormat.clock(event.time), "\(event.type.rawValue): \(event.message)")) }
             }
+        }
+        if let appWeek {
+            heatMap = (appWeek, lines.count + 1)
+            lines += UsageHeatMap.lines()
         }
         let width = min(grid.size.width - 4, 110)
         let height = min(grid.size.height - 2, lines.count + 3)

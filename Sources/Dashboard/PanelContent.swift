@@ -25,6 +25,8 @@ struct PanelContent {
                     .fixed("RATE", 9), .fixed("ETA", 6)]
         case .events:
             return [.fixed("TIME", 8), .fixed("EVENT", 17), .flexible("WHAT", minimum: 20)]
+        case .apps:
+            return appColumns(width: width)
         }
     }
 
@@ -43,7 +45,7 @@ struct PanelContent {
             shown.blockers = row.blockers.filter { $0 != .earliestBeginDate || (request.earliestBeginDate ?? now).timeIntervalSince(now) >= 1 }
             let waiting = shown.blockers.isEmpty ? TableCell("ready: launching", style: palette.good)
                                                  : TableCell(shown.waitingLabels.joined(separator: ", "))
-            return [TableCell(request.app.rawValue, keepsTail: true), TableCell(request.identifier.rawValue, keepsTail: true),
+            return [TableCell(request.app.rawValue, keepsTail: true), identifierCell(request.identifier, app: request.app, widths: widths),
                     TableCell(kindLabel(request.kind, widths[2])),
                     TableCell(DurationText.until(request.earliestBeginDate, from: now)),
                     TableCell(requires.isEmpty ? "-" : requires), waiting]
@@ -64,7 +66,7 @@ struct PanelContent {
                 left = TableCell("0s", style: palette.error)
                 state = TableCell("EXPIRING \(DurationText.compact(kill))", style: palette.error)
             }
-            return [TableCell(task.app.rawValue, keepsTail: true), TableCell(task.identifier.rawValue, keepsTail: true),
+            return [TableCell(task.app.rawValue, keepsTail: true), identifierCell(task.identifier, app: task.app, widths: widths),
                     TableCell(kindLabel(task.kind, widths[2])),
                     TableCell("\(task.pid)"), TableCell(DurationText.compact(now.timeIntervalSince(task.startedAt))), left,
                     TableCell.bar(task.state == .expiring ? 1 : used, width: barWidth, glyphs: glyphs,
@@ -82,7 +84,7 @@ struct PanelContent {
                 eta = DurationText.compact(Double(max(0, expected - transfer.bytesTransferred)) / speed)
             }
             let gradient = transfer.direction == .download ? "download" : "upload"
-            return [TableCell(transfer.app.rawValue, keepsTail: true), TableCell(transfer.identifier.rawValue, keepsTail: true),
+            return [TableCell(transfer.app.rawValue, keepsTail: true), identifierCell(transfer.identifier, app: transfer.app, widths: widths),
                     TableCell(host, keepsTail: true),
                     TableCell(Self.transferState(transfer, blockers: snapshot.transferBlockers[transfer.key] ?? [],
                                                  width: widths.count > 3 ? widths[3] : 9),
@@ -98,7 +100,15 @@ struct PanelContent {
             let notable: Set<Event.Kind> = [.expired, .transferRestarted, .pushCoalesced, .pushExpired, .pushDropped]
             let style: CellStyle? = bad.contains(event.type) ? palette.error : (notable.contains(event.type) ? palette.misc : nil)
             return [TableCell(TextFormat.clock(event.time)), TableCell(event.type.rawValue, style: style), TableCell(event.message)]
+        case .apps:
+            return appCells(snapshot.apps[index], widths: widths)
         }
+    }
+
+    /// The identifier column beside the app column (`…refresh` where the whole does not fit).
+    private func identifierCell(_ identifier: Identifier, app: Identifier, widths: [Int]) -> TableCell {
+        TableCell(IdentifierText.fitted(identifier.rawValue, app: app.rawValue, width: widths.count > 1 ? widths[1] : 0, glyphs: glyphs),
+                  keepsTail: true)
     }
 
     /// A held push: no earliest date (a push may go at once), its priority where a request shows

@@ -20,6 +20,7 @@ enum SortColumns {
         case .running: return ["remaining", "app", "identifier", "elapsed", "pid"]
         case .transfers: return ["progress", "app", "identifier", "state"]
         case .events: return ["newest", "type", "app"]
+        case .apps: return ["app", "throttle", "last launch", "runs"]
         }
     }
 }
@@ -117,6 +118,24 @@ extension DashboardSnapshot {
                 let event = events[index]
                 ids[index] = "event-\(event.time.timeIntervalSince1970)-\(event.type.rawValue)-\(event.message.hashValue)"
             }
+        case .apps:
+            indices = apps.indices.filter { index in
+                let row = apps[index]
+                return matches(row.app.rawValue, row.record.enabled ? "enabled" : "disabled off",
+                               row.isThrottled(at: now) ? "throttled" : "", row.problemText ?? "")
+            }
+            indices.sort { a, b in
+                let x = apps[a], y = apps[b]
+                switch column {
+                // The latest release first (so the throttled apps), whatever the clock says now:
+                // the rows are sorted once per change of data, not per tick.
+                case 1: return ((x.record.throttledUntil ?? .distantPast), y.app) > ((y.record.throttledUntil ?? .distantPast), x.app)
+                case 2: return ((x.record.lastLaunchAt ?? .distantPast), x.app) > ((y.record.lastLaunchAt ?? .distantPast), y.app)
+                case 3: return (x.lastDay.launches, y.app) > (y.lastDay.launches, x.app)
+                default: return x.app < y.app
+                }
+            }
+            for index in indices { ids[index] = "app/\(apps[index].app)" }
         }
         if reversed { indices.reverse() }
         return PanelRows(ids: indices.map { ids[$0]! }, sourceIndices: indices)

@@ -39,6 +39,10 @@ extension SchedulerState {
             expiring.killDeadline = now.addingTimeInterval(settings.expirationGraceSeconds)
             setTask(expiring)
             notified[task.pid, default: (task.expirationSignal, [])].1.append(task.key)
+            var appRecord = app(task.app)
+            appRecord.activity = appRecord.activity ?? AppActivity()
+            appRecord.activity?.count(.expiry, at: now)
+            setApp(appRecord)
             record(Event(time: now, type: .expired, app: task.app, identifier: task.identifier, kind: task.kind, pid: task.pid,
                          reason: task.expirationSignal,
                          message: "\(task.app): \(task.identifier) expired; pid \(task.pid) sent \(task.expirationSignal), killed in \(Self.seconds(settings.expirationGraceSeconds)) unless it completes"))
@@ -70,15 +74,18 @@ extension SchedulerState {
             let group = sharing.lazy.compactMap(\.processGroup).first
             noteKillDecided(of: task, processGroup: group, now: now)
             actions.append(.kill(pid: task.pid, processGroup: group, tasks: sharing.map(\.key)))
-            throttle(task.app, now: now)
+            throttle(task.app, cause: "\(task.identifier) overran", now: now)
             if task.kind == .remoteNotification { cutPushBudget(of: task.app, why: "overran a push's runtime", now: now) }
         }
         return actions
     }
 
-    mutating func throttle(_ appID: Identifier, now: Date) {
+    mutating func throttle(_ appID: Identifier, cause: String, now: Date) {
         var record = app(appID)
         record.killCount += 1
+        record.throttleCause = cause
+        record.activity = record.activity ?? AppActivity()
+        record.activity?.count(.kill, at: now)
         record.throttleLevel += 1
         let delay = settings.throttleDelay(level: record.throttleLevel)
         record.throttledUntil = now.addingTimeInterval(delay)
@@ -93,18 +100,20 @@ extension SchedulerState {
     /// overrun like any other, and the app is throttled.
     public mutating func processExited(pid: Int32, status: String, signal: Int32? = nil, now: Date) {
         var overranApp: Identifier?
+        var overranCause = ""
         var overranPush = false
         for task in tasks.values.sorted(by: { $0.key < $1.key }) where task.pid == pid {
             removeTask(task.key)
             if task.state == .expiring, let signal, SignalName.number(of: task.expirationSignal) == signal {
                 overranApp = task.app
+                overranCause = "\(task.identifier) died of \(task.expirationSignal)"
                 overranPush = overranPush || task.kind == .remoteNotification
             }
             record(Event(time: now, type: .exited, app: task.app, identifier: task.identifier, kind: task.kind, pid: pid,
                          reason: status,
                          message: "\(task.app): pid \(pid) \(status) without completing \(task.identifier)"))
         }
-        if let overranApp { throttle(overranApp, now: now) }
+        if let overranApp { throttle(overranApp, cause: overranCause, now: now) }
         if let overranApp, overranPush { cutPushBudget(of: overranApp, why: "overran a push's runtime", now: now) }
         removeProcess(pid)
         releaseAttachments(ofExited: pid, status: status, now: now)

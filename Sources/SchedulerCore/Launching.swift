@@ -114,6 +114,9 @@ extension SchedulerState {
         var record = app(plan.app)
         record.launchCount += 1
         record.lastLaunchAt = now
+        record.lastLaunchReason = plan.reason
+        record.activity = record.activity ?? AppActivity()
+        record.activity?.count(.launch, at: now)
         if !plan.simulated, plan.requests.contains(where: { $0.kind == .appRefresh }) { record.lastRefreshLaunchAt = now }
         setApp(record)
         noteSessionLaunch(plan, now: now)

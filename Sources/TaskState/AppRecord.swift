@@ -29,6 +29,13 @@ public struct AppRecord: Codable, Hashable, Sendable {
     public var lastRefreshLaunchAt: Date?
     /// Message ids of the latest pushes received (at most 64), so a duplicate is delivered once.
     public var recentPushMessageIDs: [String]?
+    /// The reason of the last launch (`appRefresh`, `processing`, `simulated`, ...).
+    public var lastLaunchReason: String?
+    /// What the overrun that set `throttledUntil` was: `<identifier> overran`, or that it died of
+    /// the expiration signal.
+    public var throttleCause: String?
+    /// Launches, expiries and kills per hour over the last day.
+    public var activity: AppActivity?
 
     public init(id: Identifier, enabled: Bool = true, throttleLevel: Int = 0, throttledUntil: Date? = nil,
                 launchCount: Int = 0, killCount: Int = 0, lastLaunchAt: Date? = nil,

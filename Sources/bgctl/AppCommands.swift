@@ -20,6 +20,13 @@ struct Apps: ParsableCommand {
         var throttledUntil: Date?
         var launchCount: Int
         var killCount: Int
+        var lastLaunchAt: Date?
+        /// The last launch's reason (`appRefresh`, `processing`, `simulated`, ...).
+        var lastLaunchReason: String?
+        /// The overrun that last throttled the app.
+        var throttleCause: String?
+        /// Launches, expiries and kills in the last 24 hours (from the record's hourly counts).
+        var last24h: LastDay
         /// The app's running process that takes due tasks, if one is attached.
         var attachedProcess: AttachedProcess?
         /// Pushes the app may receive per rolling hour, after cuts; absent without the
@@ -31,6 +38,12 @@ struct Apps: ParsableCommand {
         /// The manifest's push subscriptions, as the scheduler's subscribers last reported them
         /// (`state` is `unknown` until a scheduler has connected one).
         var pushSubscriptions: [Subscription]
+    }
+
+    struct LastDay: Encodable {
+        var launches: Int
+        var expiries: Int
+        var kills: Int
     }
 
     struct Subscription: Encodable {
@@ -45,6 +58,11 @@ struct Apps: ParsableCommand {
     struct Report: Encodable {
         var apps: [Entry]
         var manifestErrors: [ManifestProblem]
+    }
+
+    static func lastDay(_ record: AppRecord, at now: Date) -> LastDay {
+        let totals = record.activity?.lastDay(at: now) ?? AppActivity.Totals()
+        return LastDay(launches: totals.launches, expiries: totals.expiries, kills: totals.kills)
     }
 
     func run() throws {
@@ -66,6 +84,8 @@ struct Apps: ParsableCommand {
                          permittedIdentifiers: manifest.permittedIdentifiers, enabled: record.enabled,
                          throttleLevel: record.throttleLevel, throttledUntil: record.throttledUntil,
                          launchCount: record.launchCount, killCount: record.killCount,
+                         lastLaunchAt: record.lastLaunchAt, lastLaunchReason: record.lastLaunchReason,
+                         throttleCause: record.throttleCause, last24h: Self.lastDay(record, at: now),
                          attachedProcess: record.attachedProcess,
                          pushBudgetPerHour: pushes ? state.pushBudget(of: manifest.id) : nil,
                          pushBudgetLeft: pushes ? state.pushBudgetLeft(of: manifest.id, at: now) : nil,

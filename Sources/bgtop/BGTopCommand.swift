@@ -99,7 +99,8 @@ struct BGTopCommand: ParsableCommand {
             let loop = try DashboardLoop(
                 terminal: terminal, reader: reader, watch: try StateWatch(paths: reader.paths, appsDirectory: reader.appsDirectory),
                 dispatch: try CommandDispatch(paths: reader.paths), themes: ThemeRotation(first: chosen, others: others),
-                readOnly: readOnly, signals: dashboardSignals, initialStatus: themeProblem)
+                readOnly: readOnly, signals: dashboardSignals, initialStatus: themeProblem,
+                stateRead: demoEnvironment.map { demo in { demo.stateWasRead(transfers: $0.transfers) } })
             signal = loop.run()
         } catch {
             terminal.close()

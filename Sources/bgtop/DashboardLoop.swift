@@ -31,6 +31,8 @@ final class DashboardLoop {
     /// What inotify reported since the last reload, and when the next reload may happen.
     private var pending = StateChangeSet()
     private var pacing = ReloadPacing(interval: DashboardLoop.reloadInterval)
+    /// Told each snapshot read from changed state (`--demo` reacts to completed transfers).
+    private let stateRead: ((DashboardSnapshot) -> Void)?
 
     /// The shortest time between two reloads of changed files while changes keep coming: short
     /// enough that the screen follows the scheduler, long enough that a stream of commits does
@@ -38,8 +40,10 @@ final class DashboardLoop {
     static let reloadInterval = 0.2
 
     init(terminal: CursesTerminal, reader: SnapshotReader, watch: StateWatch, dispatch: CommandDispatch,
-         themes: ThemeRotation, readOnly: Bool, signals: sigset_t, initialStatus: String? = nil) throws {
+         themes: ThemeRotation, readOnly: Bool, signals: sigset_t, initialStatus: String? = nil,
+         stateRead: ((DashboardSnapshot) -> Void)? = nil) throws {
         self.terminal = terminal
+        self.stateRead = stateRead
         self.reader = reader
         self.watch = watch
         self.dispatch = dispatch
@@ -139,6 +143,7 @@ final class DashboardLoop {
                 snapshot = reader.build(from: mirror.snapshot, events: mirror.events, history: mirror.history)
                 watchScheduler()
                 redraw = true
+                stateRead?(snapshot)
             }
             if redraw { draw() }
             // Counted from the end of the reload: however long one takes, the next waits a full interval.

@@ -14,6 +14,7 @@ final class DemoEnvironment {
     private let scheduler: SchedulerThread
     private let transfers: DemoTransfers
     private let pushes: DemoPushes
+    private let refill: DemoTransferRefill
     private var stopped = false
 
     private init(root: String, scheduler: SchedulerThread, transfers: DemoTransfers, pushes: DemoPushes) {
@@ -23,6 +24,13 @@ final class DemoEnvironment {
         self.scheduler = scheduler
         self.transfers = transfers
         self.pushes = pushes
+        refill = DemoTransferRefill(inbox: Inbox(paths: StatePaths(root: root + "/state")), url: transfers.refillURL)
+    }
+
+    /// The dashboard has read new state: a download that completed is followed by a new one.
+    func stateWasRead(transfers: [TransferRecord]) {
+        guard !stopped else { return }
+        refill.follow(transfers)
     }
 
     static func start() throws -> DemoEnvironment {

@@ -82,7 +82,8 @@ struct SnapshotReader {
         var built = DashboardSnapshot(
             now: now, stateDirectory: paths.root, schedulerPID: schedulerPID, heartbeat: snapshot.heartbeat,
             conditions: snapshot.conditions, pending: pending, tasks: snapshot.tasks, transfers: snapshot.transfers,
-            transferBlockers: transferBlockers, events: events, problem: problem)
+            transferBlockers: transferBlockers, events: events,
+            apps: AppRows.build(state: state, records: snapshot.apps, catalog: catalog, now: now), problem: problem)
         if let history { built.history = history }
         return built
     }

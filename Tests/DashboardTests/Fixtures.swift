@@ -235,6 +235,79 @@ enum Fixtures {
         return snapshot(pending: pending)
     }
 
+    // MARK: - Apps
+
+    static func manifest(_ app: String, _ identifiers: [String], _ modes: [BackgroundMode]) -> AppManifest {
+        AppManifest(id: id(app), executable: "/opt/\(app.split(separator: ".").last!)/bin/run",
+                    permittedIdentifiers: identifiers.map(id), backgroundModes: modes)
+    }
+
+    static func activity(_ launches: Int, _ expiries: Int, _ kills: Int) -> AppActivity.Totals {
+        AppActivity.Totals(launches: launches, expiries: expiries, kills: kills)
+    }
+
+    /// A throttled app, one with an attached process and a week of use, a busy one, one switched
+    /// off, one whose manifest is broken and one known only from its record.
+    static let someApps: [DashboardSnapshot.AppRow] = {
+        var stubborn = AppRecord(id: id("com.example.stubborn"), throttleLevel: 2, throttledUntil: at(45), launchCount: 9, killCount: 4,
+                                 lastLaunchAt: at(-75))
+        stubborn.lastLaunchReason = "appRefresh"
+        stubborn.throttleCause = "com.example.stubborn.refresh overran"
+        var weather = AppRecord(id: id("com.example.weather"), launchCount: 140, killCount: 1, lastLaunchAt: at(-540),
+                                attachedProcess: AttachedProcess(pid: 30_950, identifiers: [id("com.example.weather.refresh")],
+                                                                 attachedAt: at(-600)))
+        weather.lastLaunchReason = "appRefresh"
+        var mail = AppRecord(id: id("com.example.mail"), launchCount: 12, lastLaunchAt: at(-5))
+        mail.lastLaunchReason = "appRefresh"
+        var backup = AppRecord(id: id("org.example.backup"), enabled: false, launchCount: 3, lastLaunchAt: at(-60))
+        backup.lastLaunchReason = "simulated"
+        return [
+            DashboardSnapshot.AppRow(app: id("com.example.stubborn"), record: stubborn,
+                                     manifest: manifest("com.example.stubborn", ["com.example.stubborn.refresh"], [.fetch]),
+                                     lastDay: activity(6, 3, 2)),
+            DashboardSnapshot.AppRow(app: id("com.example.weather"), record: weather,
+                                     manifest: manifest("com.example.weather", ["com.example.weather.refresh"], [.fetch, .remoteNotification]),
+                                     lastDay: activity(24, 1, 1), pushesThisHour: 3, pushBudgetPerHour: 3, usageWeek: predicted.pending[0].usageWeek),
+            DashboardSnapshot.AppRow(app: id("com.example.mail"), record: mail,
+                                     manifest: manifest("com.example.mail", ["com.example.mail.refresh", "com.example.mail.fetch-now"], [.fetch]),
+                                     lastDay: activity(12, 0, 0)),
+            DashboardSnapshot.AppRow(app: id("org.example.backup"), record: backup,
+                                     manifest: manifest("org.example.backup", ["org.example.backup.nightly", "org.example.backup.prune"], [.processing]),
+                                     lastDay: activity(3, 1, 0)),
+            DashboardSnapshot.AppRow(app: id("com.example.broken"), record: AppRecord(id: id("com.example.broken")), manifest: nil,
+                                     manifestProblems: ["executable /opt/broken/bin/broken does not exist"]),
+            DashboardSnapshot.AppRow(app: id("net.example.ghost"), record: AppRecord(id: id("net.example.ghost"), launchCount: 1,
+                                                                                     lastLaunchAt: at(-86_400 * 3)),
+                                     manifest: nil),
+        ]
+    }()
+
+    /// Busy, with the apps above.
+    static let withApps: DashboardSnapshot = {
+        var made = busy
+        made.apps = someApps
+        return made
+    }()
+
+    /// An app whose identifiers repeat its long name, in every panel that shows identifiers.
+    static let stubborn: DashboardSnapshot = {
+        var made = snapshot(
+            pending: [pending("com.example.stubborn", "com.example.stubborn.refresh", .appRefresh, submitted: -30, blockers: [.throttled])],
+            tasks: [task("com.example.stubborn", "com.example.stubborn.cleanup", .processing, pid: 31_500, started: -4, budget: 600)],
+            transfers: [transfer("com.example.stubborn", "com.example.stubborn.assets", .download, "https://cdn.example.com/stubborn/assets.pack",
+                                 .running, done: 1_000_000, of: 4_000_000, rate: 500_000)],
+            events: busyEvents)
+        made.apps = [someApps[0]]
+        return made
+    }()
+
+    /// Busy, with every transfer.
+    static let busyTransfers = snapshot(pending: busyPending, tasks: busyTasks, transfers: allTransfers, events: busyEvents,
+                                        conditions: busyConditions)
+
     /// The row id the dashboard uses for an app's identifier.
     static func rowID(_ app: String, _ identifier: String) -> String { "\(app)/\(identifier)" }
+
+    /// The row id of an app in the apps panel.
+    static func appRowID(_ app: String) -> String { "app/\(app)" }
 }

@@ -109,6 +109,29 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                        theme: .monochrome, glyphs: .ascii),
             GoldenCase(name: "timelineEmpty", snapshot: Fixtures.empty, state: pressing([.character("T")], on: Fixtures.empty)),
         ]
+        // The apps panel (5), its detail and its switch-off confirmation; identifiers without
+        // their app's prefix where narrow; a focused panel taking the spare rows. Each in colour,
+        // monochrome and ASCII.
+        let apps = Fixtures.withApps
+        let stubborn = Fixtures.appRowID("com.example.stubborn")
+        let looks: [(suffix: String, theme: Theme, glyphs: Glyphs)] = [("", .builtInDefault, .unicode), ("Mono", .monochrome, .unicode),
+                                                                       ("Ascii", .builtInDefault, .ascii)]
+        for look in looks {
+            cases += [
+                GoldenCase(name: "appsPanel" + look.suffix, snapshot: apps, state: focused(.apps, id: stubborn),
+                           theme: look.theme, glyphs: look.glyphs),
+                GoldenCase(name: "detailApp" + look.suffix, snapshot: apps,
+                           state: focused(.apps, id: Fixtures.appRowID("com.example.weather"), overlay: .detail),
+                           theme: look.theme, glyphs: look.glyphs),
+                GoldenCase(name: "confirmAppSwitch" + look.suffix, snapshot: apps,
+                           state: pressing([.character("d")], on: apps, from: focused(.apps, id: stubborn)),
+                           theme: look.theme, glyphs: look.glyphs),
+                GoldenCase(name: "identifierPrefix" + look.suffix, snapshot: Fixtures.stubborn, state: DashboardState(),
+                           theme: look.theme, glyphs: look.glyphs),
+                GoldenCase(name: "focusGrows" + look.suffix, snapshot: Fixtures.busyTransfers, state: focused(.transfers, id: nil),
+                           theme: look.theme, glyphs: look.glyphs),
+            ]
+        }
         // Events: select the third-newest event through the view's own row ids.
         let events = busy.rows(.events, state: focused(.events, id: nil))
         cases.append(GoldenCase(name: "focusEvents", snapshot: busy, state: focused(.events, id: events.ids[2])))

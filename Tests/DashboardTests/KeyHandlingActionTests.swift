@@ -111,6 +111,8 @@ struct ActionTests {
 struct MouseTests {
     @Test func clickSelectsTheRowUnderTheCursorAndFocusesItsPanel() {
         var h = KeyHarness()
+        // Tall enough that the running panel, not focused, shows two rows.
+        h.size = ScreenSize(width: 160, height: 48)
         let target = h.cell(.running, row: 1)
         let hit = h.layout.hit(x: target.x, y: target.y)
         #expect(hit?.0 == .running && hit?.1 == 1)
@@ -124,8 +126,8 @@ struct MouseTests {
         var h = KeyHarness()
         h.press(.down)
         let before = h.selected(.pending)
-        let rect = h.layout.panels[.transfers]!
-        h.press(.click(x: 10, y: rect.y + 1))
+        // Its column header, or where its box is compact, its top border.
+        h.press(.click(x: 10, y: h.layout.firstDataRow(.transfers) - 1))
         #expect(h.state.focus == .transfers)
         #expect(h.state.selection[.transfers] == nil)
         h.press(.click(x: 0, y: h.layout.panels[.pending]!.y))
@@ -137,12 +139,11 @@ struct MouseTests {
 
     @Test func clickBelowTheLastRowOfAShortPanelSelectsNothing() {
         var h = KeyHarness(Fixtures.expiring)
-        let rect = h.layout.panels[.running]!
         #expect(h.layout.visibleRows(.running) >= 2)
-        h.press(.click(x: 5, y: rect.y + 2 + 1))
+        h.press(.click(x: 5, y: h.layout.firstDataRow(.running) + 1))
         #expect(h.selected(.running) == h.ids(.running)[1])
         if h.layout.visibleRows(.running) > 2 {
-            h.press(.click(x: 5, y: rect.y + 2 + 2))
+            h.press(.click(x: 5, y: h.layout.firstDataRow(.running) + 2))
             #expect(h.selected(.running) == h.ids(.running)[1])
         }
     }

@@ -42,13 +42,13 @@ struct KeyHarness {
     func markerLine(_ panel: Panel, in grid: CellGrid) -> String? {
         guard let rect = layout.panels[panel] else { return nil }
         let lines = grid.textLines
-        return (rect.y + 2..<rect.y + rect.height - 1).map { lines[$0] }.first { Array($0)[1] == "▶" }
+        return (layout.firstDataRow(panel)..<rect.y + rect.height - 1).map { lines[$0] }.first { Array($0)[1] == "▶" }
     }
 
     /// The cell a click at the first column of data row `row` (0-based, on screen) of `panel` hits.
     func cell(_ panel: Panel, row: Int) -> (x: Int, y: Int) {
         let rect = layout.panels[panel]!
-        return (rect.x + 3, rect.y + 2 + row)
+        return (rect.x + 3, layout.firstDataRow(panel) + row)
     }
 }
 
@@ -61,17 +61,17 @@ struct FocusAndMovementTests {
         var h = KeyHarness()
         #expect(h.state.focus == .pending)
         var order: [Panel] = []
-        for _ in 0..<4 { h.press(.tab); order.append(h.state.focus) }
-        #expect(order == [.running, .transfers, .events, .pending])
-        h.press(.backTab)
+        for _ in 0..<5 { h.press(.tab); order.append(h.state.focus) }
+        #expect(order == [.running, .transfers, .events, .apps, .pending])
+        h.press(.backTab, .backTab)
         #expect(h.state.focus == .events)
         h.press(.backTab, .backTab)
         #expect(h.state.focus == .running)
-        for (digit, panel) in zip("4321", [Panel.events, .transfers, .running, .pending]) {
+        for (digit, panel) in zip("54321", [Panel.apps, .events, .transfers, .running, .pending]) {
             h.press(k(digit))
             #expect(h.state.focus == panel)
         }
-        #expect(h.press(k("5"), k("0")).isEmpty)
+        #expect(h.press(k("6"), k("0")).isEmpty)
         #expect(h.state.focus == .pending)
     }
 

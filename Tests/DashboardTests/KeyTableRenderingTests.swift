@@ -13,36 +13,77 @@ struct KeyTableRenderingTests {
         DashboardView.render(Fixtures.busy, state: state, size: size, theme: .builtInDefault, glyphs: glyphs)
     }
 
+    /// The help overlay's binding rows, page by page (↓ scrolls where the screen is too short),
+    /// each as (keys, help, style of the keys).
+    private func helpPages(size: ScreenSize, readOnly: Bool) throws -> [(keys: String, help: String, style: CellStyle)] {
+        var h = KeyHarness(state: DashboardState(readOnly: readOnly))
+        h.size = size
+        h.press(.character("?"))
+        var shown: [(keys: String, help: String, style: CellStyle)] = []
+        var previousFirst: String?
+        while true {
+            let grid = render(h.state, size: size)
+            let lines = grid.textLines.map(Array.init)
+            let top = try #require(lines.firstIndex { String($0).contains("╭─ Keys ") })
+            let left = try #require(String(lines[top]).range(of: "╭─ Keys ").map { String(lines[top])[..<$0.lowerBound].count })
+            let right = try #require(lines[top].indices.first { $0 > left && lines[top][$0] == "╮" })
+            let bottom = try #require(lines.indices.first { $0 > top && lines[$0][left] == "╰" })
+            // A blank row under the title and over the bottom border; bindings between them.
+            #expect(String(lines[top + 1][(left + 1)..<right]).allSatisfy { $0 == " " })
+            #expect(String(lines[bottom - 1][(left + 1)..<right]).allSatisfy { $0 == " " }, "a row the table does not have")
+            var page: [(keys: String, help: String, style: CellStyle)] = []
+            for y in (top + 2)..<(bottom - 1) {
+                let line = lines[y]
+                page.append((String(line[(left + 2)..<(left + 24)]).trimmingCharacters(in: .whitespaces),
+                             String(line[(left + 25)..<right]).trimmingCharacters(in: .whitespaces), grid[left + 2, y].style))
+            }
+            guard page.first?.keys != previousFirst else { break }
+            previousFirst = page.first?.keys
+            // A scrolled page starts where the last one ended, or overlaps it at the end of the table.
+            let overlap = shown.count - KeyBindings.table.firstIndex { $0.keys == page.first?.keys }!
+            shown += page.dropFirst(max(0, overlap))
+            guard shown.count < KeyBindings.table.count else { break }
+            h.press(.pageDown)
+        }
+        return shown
+    }
+
     @Test(arguments: sizes, [false, true])
     func theHelpOverlayListsExactlyTheTable(_ size: ScreenSize, _ readOnly: Bool) throws {
-        var state = DashboardState(readOnly: readOnly)
-        state.overlay = .help
-        let grid = render(state, size: size)
-        let lines = grid.textLines.map(Array.init)
-        let top = try #require(lines.firstIndex { String($0).contains("╭─ Keys ") })
-        let left = try #require(String(lines[top]).range(of: "╭─ Keys ").map { String(lines[top])[..<$0.lowerBound].count })
-        let right = try #require(lines[top].indices.first { $0 > left && lines[top][$0] == "╮" })
+        let shown = try helpPages(size: size, readOnly: readOnly)
         let table = KeyBindings.table
-        #expect(top + table.count + 3 < lines.count, "the overlay is cut")
-        let enabled = grid[left + 2, top + 2 + table.count - 1].style  // q: never refused
+        #expect(shown.map(\.keys) == table.map(\.keys))
+        #expect(shown.map(\.help) == table.map(\.help))
+        let enabled = try #require(shown.last?.style)  // q: never refused
         var disabled: CellStyle?
-        for (index, binding) in table.enumerated() {
-            let line = lines[top + 2 + index]
-            #expect(String(line[(left + 2)..<(left + 24)]).trimmingCharacters(in: .whitespaces) == binding.keys)
-            #expect(String(line[(left + 25)..<right]).trimmingCharacters(in: .whitespaces) == binding.help)
-            let style = grid[left + 2, top + 2 + index].style
+        for (binding, row) in zip(table, shown) {
             if readOnly && binding.refusedInReadOnly {
-                #expect(style != enabled, "\(binding.keys) not greyed in read-only mode")
-                #expect(disabled == nil || disabled == style)
-                disabled = style
+                #expect(row.style != enabled, "\(binding.keys) not greyed in read-only mode")
+                #expect(disabled == nil || disabled == row.style)
+                disabled = row.style
             } else {
-                #expect(style == enabled, "\(binding.keys) greyed")
+                #expect(row.style == enabled, "\(binding.keys) greyed")
             }
         }
-        let after = lines[top + 2 + table.count]
-        #expect(String(after[(left + 1)..<right]).allSatisfy { $0 == " " }, "a row the table does not have")
-        #expect(lines[top + 3 + table.count][left] == "╰")
         #expect((disabled != nil) == readOnly)
+    }
+
+    @Test func theHelpScrollsOnAShortTerminalAndNotOnATallOne() throws {
+        var short = KeyHarness()
+        short.press(.character("?"))
+        let rows = render(short.state, size: ScreenSize(width: 80, height: 24)).textLines
+        #expect(rows.contains { $0.contains("/\(KeyBindings.table.count) ↑/↓ scroll") })
+        short.press(.end)
+        #expect(short.state.helpOffset > 0)
+        let selected = short.selected(.pending)
+        short.press(.down, .pageUp, .home)
+        #expect(short.state.helpOffset == 0)
+        #expect(short.selected(.pending) == selected, "scrolling the help moved the selection")
+        var tall = KeyHarness()
+        tall.size = ScreenSize(width: 160, height: 48)
+        tall.press(.character("?"), .end)
+        #expect(tall.state.helpOffset == 0)
+        #expect(!render(tall.state, size: tall.size).textLines.contains { $0.contains("↑/↓ scroll") })
     }
 
     /// The footer's hints for `panel`, from the table: footer-marked bindings of that panel, by position.

@@ -181,10 +181,12 @@ struct KeyTableHandlingTests {
 }
 
 enum KeyTableTests {
-    /// The busy screen focused on `panel`, each panel's selection in the middle of its rows, so
+    /// The busy screen with apps focused on `panel`, each panel's selection in the middle of its rows, so
     /// that every movement shows.
     static func harness(focus panel: Panel) -> KeyHarness {
-        var h = KeyHarness()
+        var h = KeyHarness(Fixtures.withApps)
+        // Tall enough that the panels without focus show several rows, for the mouse.
+        h.size = ScreenSize(width: 160, height: 48)
         for panel in Panel.allCases { h.state.selectionIndex[panel] = h.ids(panel).count / 2 }
         h.state.focus = panel
         return h

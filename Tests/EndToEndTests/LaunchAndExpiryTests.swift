@@ -87,6 +87,12 @@ import Glibc
         #expect(app["throttleLevel"] as? Int == 1)
         #expect(app["killCount"] as? Int == 1)
         #expect(app["throttledUntil"] is String)
+        // What bgtop's apps panel shows: the launch's reason, the overrun that throttled the
+        // app, and the day's counts the scheduler keeps in the app record.
+        #expect(app["lastLaunchReason"] as? String == "simulated")
+        #expect(app["throttleCause"] as? String == "com.example.stubborn.sync overran")
+        let day = try #require(app["last24h"] as? [String: Int])
+        #expect(day == ["launches": 1, "expiries": 1, "kills": 1])
 
         // A throttled app's next request waits, and says why.
         #expect(try env.bgctl("submit", "--app", "com.example.stubborn", "--id", "com.example.stubborn.sync", "--kind", "processing").status == 0)
