@@ -31,6 +31,8 @@ public enum DashboardView {
             Overlays.confirm(&grid, question: "Cancel \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
         case .confirmCancelTransfer(let app, let identifier):
             Overlays.confirm(&grid, question: "Cancel transfer \(identifier) (\(app))?", palette: palette, glyphs: glyphs)
+        case .logPager:
+            if let pager = state.logPager { LogPagerView.draw(&grid, pager: pager, palette: palette, glyphs: glyphs) }
         }
         return grid
     }

@@ -14,6 +14,8 @@ extension DashboardState {
             }
             status = Status("cancel of \(identifier) abandoned")
             return []
+        case .logPager:
+            return handleLogPager(key, layout: layout)
         default:
             break
         }
@@ -68,6 +70,8 @@ extension DashboardState {
             guard let (x, y) = key.pointer, let (panel, _) = layout.hit(x: x, y: y) else { break }
             focus = panel
             move(by: delta, snapshot: snapshot, layout: layout)
+        case .openLog:
+            return openLogOfSelection(snapshot: snapshot, layout: layout)
         }
         return []
     }
