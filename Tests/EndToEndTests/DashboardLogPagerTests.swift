@@ -13,8 +13,10 @@ import TaskState
         let identifier = "com.example.chatty.sync"
         try env.addApp(app, identifiers: [identifier], script: """
         echo "chatty started $BGTASK_LAUNCH_ID"
-        trap '"$BGCTL" complete \(identifier) --success; exit 0' USR1
-        sleep 30 & wait $!
+        sleep 30 &
+        SLEEPER=$!
+        trap 'kill $SLEEPER; "$BGCTL" complete \(identifier) --success; exit 0' USR1
+        wait $SLEEPER
         """)
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
@@ -35,8 +37,9 @@ import TaskState
         try tmux.waitFor("Running handlers (1)")
         tmux.send("2")
         tmux.send("o")
-        let opened = try tmux.waitFor("logs/\(app).log")
-        #expect(opened.contains("--- bgtaskd: launch \(app)-"))
+        // Opened at the launch's marker line, with the handler's output under it.
+        let opened = try tmux.waitFor("--- bgtaskd: launch \(app)-")
+        #expect(opened.contains("logs/\(app).log"))
         try tmux.waitFor("chatty started \(app)-")
         try tmux.waitFor("following")
 

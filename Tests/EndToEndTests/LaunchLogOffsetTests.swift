@@ -13,11 +13,18 @@ import TaskState
         let identifier = "com.example.logger.refresh"
         try env.addApp(app, identifiers: [identifier], script: """
         echo "output of $BGTASK_LAUNCH_ID"
-        trap '"$BGCTL" complete \(identifier) --success; exit 0' USR1
-        sleep 30 & wait $!
+        sleep 30 &
+        SLEEPER=$!
+        trap 'kill $SLEEPER; "$BGCTL" complete \(identifier) --success; exit 0' USR1
+        wait $SLEEPER
         """)
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
+        // Should an expectation stop the test early, the handler still ends before the scheduler.
+        defer {
+            _ = try? env.bgctl("simulate-expiration", identifier)
+            try? env.waitUntil("the handler to finish") { try env.tasks().isEmpty }
+        }
 
         var offsets: [Int64] = []
         for _ in 0..<2 {
@@ -36,6 +43,8 @@ import TaskState
             #expect(marker.kinds == ["appRefresh"] && marker.identifiers == [identifier])
             #expect(lines[0].hasPrefix("--- bgtaskd: launch \(task.launchID) appRefresh \(identifier) at "))
             #expect(lines[1] == "output of \(task.launchID)")
+            // The event log is appended in the same commit, but may be read a moment after the task file.
+            try env.waitUntil("the launch's event") { env.events(.launched).count == offsets.count + 1 }
             #expect(env.events(.launched).last?.logOffset == offset)
             offsets.append(offset)
 
