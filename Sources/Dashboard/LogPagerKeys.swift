@@ -51,6 +51,13 @@ public enum LogPagerKeys {
                         triggers: [(.key(.escape), .close), (.key(.character("q")), .close), (.key(.character("o")), .close)]),
     ]
 
+    /// The pager's part of `bgtop --help`: one line per binding, as the hint line names them.
+    public static var commandLineHelp: String {
+        let width = table.map(\.keys.count).max() ?? 0
+        let lines = table.map { "  " + $0.keys + String(repeating: " ", count: width + 3 - $0.keys.count) + $0.label }
+        return (["Keys in the log pager (o; Esc, q or o close it):"] + lines).joined(separator: "\n")
+    }
+
     /// The command `key` runs in the pager, if it is bound there.
     public static func lookup(_ key: Key) -> LogPagerCommand? {
         let trigger = KeyTrigger(key)

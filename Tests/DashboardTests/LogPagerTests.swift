@@ -191,6 +191,10 @@ struct LogPagerTests {
                 #expect(hints.contains("\(binding.keys(for: glyphs)) \(binding.label)"), "\(binding.label) missing from: \(hints)")
             }
         }
+        // bgtop --help lists the same bindings.
+        for binding in LogPagerKeys.table {
+            #expect(LogPagerKeys.commandLineHelp.split(separator: "\n").contains { $0.hasPrefix("  \(binding.keys) ") && $0.hasSuffix(" \(binding.label)") })
+        }
         // Every pager key is bound once, and the table's keys are the pager's keys.
         let triggers = LogPagerKeys.table.flatMap { $0.triggers.map(\.trigger) }
         #expect(Set(triggers).count == triggers.count)
