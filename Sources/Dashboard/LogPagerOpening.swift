@@ -64,14 +64,17 @@ extension DashboardState {
             app = eventApp
             // A launch's events lead to its output: the launch itself by its recorded offset, a
             // later event (completed, expired, killed...) by the newest marker of its identifier.
-            if let identifier = event.identifier, event.type != .submitted, event.type != .replaced,
-               event.type != .cancelled, event.type != .refused {
+            if let identifier = event.identifier, Self.launchEvents.contains(event.type) {
                 position = .launch(launchID: nil, identifier: identifier.rawValue, offset: event.logOffset)
                 subject = "launch of \(identifier) (\(event.type.rawValue) \(TextFormat.clock(event.time)))"
             }
         }
         return openLog(app: app, subject: subject, position: position, size: layout.size)
     }
+
+    /// Events of a launch's task: `o` on one opens the log at that launch. (Transfer events name a
+    /// transfer, request events a request that has not run.)
+    static let launchEvents: Set<Event.Kind> = [.launched, .pushDelivered, .completed, .expired, .killed, .adopted, .interrupted]
 
     /// A key while the pager is open.
     mutating func handleLogPager(_ key: Key, layout: DashboardLayout) -> [DashboardEffect] {

@@ -47,7 +47,7 @@ struct LogPagerTests {
         #expect(screenLines(h).contains("^[[31mwarning^[[0m: certificate expires in 6 days"))
     }
 
-    @Test func oOnEachPanelNamesTheRowsApp() {
+    @Test func oOnEachPanelNamesTheRowsApp() throws {
         var h = KeyHarness()
         #expect(reads(h.press(k("o"))).map(\.app) == [h.snapshot.pending[h.snapshot.rows(.pending, state: h.state).sourceIndices[0]].request.app])
         #expect(reads(h.press(.escape)).isEmpty && h.state.overlay == .none && h.state.logPager == nil)
@@ -67,6 +67,12 @@ struct LogPagerTests {
         events.press(.down)
         #expect(reads(events.press(k("o"))).map(\.position) == [.launch(launchID: nil, identifier: "com.example.mail.sync", offset: 1234)])
         #expect(events.press(k("o")).isEmpty && events.state.overlay == .none, "o closes the pager too")
+        // A transfer's event names a transfer, not a launch: its app's log opens at the end.
+        let restarted = try #require(events.ids(.events).firstIndex { $0.contains("transferRestarted") })
+        events.press(k("g"))
+        for _ in 0..<restarted { events.press(.down) }
+        #expect(reads(events.press(k("o"))).map(\.position) == [.end])
+        #expect(events.state.logPager?.app == Fixtures.id("com.example.podcasts"))
     }
 
     @Test func scrollingUpReadsEarlierChunksAndTheWindowStaysBounded() throws {
