@@ -12,6 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+const void *bg_memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length) {
+    return memmem(haystack, haystack_length, needle, needle_length);
+}
+
 int bg_signalfd(const sigset_t *mask) {
     return signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
 }

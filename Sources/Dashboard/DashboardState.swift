@@ -18,6 +18,8 @@ public struct DashboardState: Sendable, Hashable {
         case timeline(TimelinePosition)
         /// Waiting for y/n before switching the app's background work on (`enable`) or off.
         case confirmAppSwitch(app: Identifier, enable: Bool)
+        /// An app's log (``DashboardState/logPager``); it takes every key while open.
+        case logPager
     }
 
     /// A one-line message under the panels.
@@ -48,6 +50,8 @@ public struct DashboardState: Sendable, Hashable {
     public var status: Status?
     public var readOnly: Bool
     public var themeName: String
+    /// The log pager's state while ``Overlay/logPager`` is open.
+    public var logPager: LogPager?
 
     public init(readOnly: Bool = false, themeName: String = "default") {
         self.readOnly = readOnly
@@ -61,4 +65,8 @@ public enum DashboardEffect: Sendable, Hashable {
     case send(CommandAction, summary: String)
     case nextTheme
     case quit
+    /// Read a part of an app's log and give the answer to ``DashboardState/receiveLog(_:)``;
+    /// while ``DashboardState/followedLog`` names the app, tell ``DashboardState/logFileChanged()``
+    /// when the log changes.
+    case readLog(LogRequest)
 }

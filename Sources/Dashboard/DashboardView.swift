@@ -41,6 +41,8 @@ public enum DashboardView {
             TimelineView.hints(&grid, row: layout.footerRow, palette: palette, glyphs: glyphs)
         case .confirmAppSwitch(let app, let enable):
             Overlays.confirm(&grid, question: AppSwitchConfirmation.question(app: app, enable: enable), palette: palette, glyphs: glyphs)
+        case .logPager:
+            if let pager = state.logPager { LogPagerView.draw(&grid, pager: pager, palette: palette, glyphs: glyphs) }
         }
         return grid
     }

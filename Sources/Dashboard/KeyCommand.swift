@@ -26,6 +26,8 @@ public enum KeyCommand: Hashable, Sendable {
     case selectUnderPointer
     /// Focuses the panel under the pointer and moves its selection by this many rows.
     case scrollUnderPointer(rows: Int)
+    /// Opens the log pager on the selected row's app.
+    case openLog
 
     /// Where a movement takes the selection.
     public enum Movement: Hashable, Sendable {

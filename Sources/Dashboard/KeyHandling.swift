@@ -20,6 +20,8 @@ extension DashboardState {
             return handleTimeline(key, position: position, snapshot: snapshot)
         case .confirmAppSwitch(let app, let enable):
             return answerAppSwitch(key, app: app, enable: enable)
+        case .logPager:
+            return handleLogPager(key, layout: layout)
         default:
             break
         }
@@ -89,6 +91,8 @@ extension DashboardState {
             guard let (x, y) = key.pointer, let (panel, _) = layout.hit(x: x, y: y) else { break }
             focus = panel
             move(by: delta, snapshot: snapshot, layout: layout)
+        case .openLog:
+            return openLogOfSelection(snapshot: snapshot, layout: layout)
         }
         return []
     }

@@ -80,12 +80,14 @@ extension SchedulerState {
             handOver: handOverTarget(app: request.app, identifiers: [request.identifier])))
     }
 
-    /// The process for `plan` is running: the requests become tasks with their budgets.
-    public mutating func recordLaunch(_ plan: LaunchPlan, pid: Int32, processGroup: Int32?, processStartTicks: UInt64?, now: Date) {
+    /// The process for `plan` is running: the requests become tasks with their budgets. `logOffset`
+    /// is where the launch's output starts in the app's log (recorded on its tasks and events).
+    public mutating func recordLaunch(_ plan: LaunchPlan, pid: Int32, processGroup: Int32?, processStartTicks: UInt64?,
+                                      logOffset: Int64? = nil, now: Date) {
         for request in plan.requests {
             if request.kind == .remoteNotification {
                 recordPushDelivery(request.key, plan: plan, pid: pid, processGroup: processGroup,
-                                   processStartTicks: processStartTicks, now: now)
+                                   processStartTicks: processStartTicks, logOffset: logOffset, now: now)
                 continue
             }
             removeRequest(request.key)
@@ -94,7 +96,7 @@ extension SchedulerState {
                 launchReason: plan.simulated ? plan.reason : request.kind.rawValue,
                 simulated: plan.simulated, pid: pid, processGroup: processGroup, processStartTicks: processStartTicks,
                 launchID: plan.launchID, startedAt: now, deadline: now.addingTimeInterval(settings.budget(for: request.kind)),
-                expirationSignal: plan.manifest.expirationSignal)
+                expirationSignal: plan.manifest.expirationSignal, logOffset: logOffset)
             setTask(task)
             let late = request.earliestBeginDate.flatMap { earliest -> String? in
                 guard !plan.simulated, now >= earliest else { return nil }
@@ -106,7 +108,8 @@ extension SchedulerState {
             }
             record(Event(time: now, type: .launched, app: plan.app, identifier: request.identifier, kind: request.kind,
                          pid: pid, command: plan.simulated ? request.commandID : nil, reason: plan.reason,
-                         message: "\(plan.app): \(how) \(request.identifier) (\(plan.reason), budget \(SafeNumber.secondsText(settings.budget(for: request.kind).rounded(.down))) s\(late)\(placed ?? ""))"))
+                         message: "\(plan.app): \(how) \(request.identifier) (\(plan.reason), budget \(SafeNumber.secondsText(settings.budget(for: request.kind).rounded(.down))) s\(late)\(placed ?? ""))",
+                         logOffset: logOffset))
         }
         if plan.handOver == nil {
             noteProcessStarted(plan, pid: pid, processGroup: processGroup, processStartTicks: processStartTicks, now: now)
@@ -124,20 +127,22 @@ extension SchedulerState {
 
     /// A push of `plan` is handed to the process: its task carries the payload.
     private mutating func recordPushDelivery(_ key: TaskKey, plan: LaunchPlan, pid: Int32, processGroup: Int32?,
-                                             processStartTicks: UInt64?, now: Date) {
+                                             processStartTicks: UInt64?, logOffset: Int64?, now: Date) {
         guard let push = takeDeliveredPush(key, now: now) else { return }
         let budget = settings.budget(for: .remoteNotification)
         setTask(LaunchedTask(
             app: plan.app, identifier: key.identifier, kind: .remoteNotification,
             launchReason: TaskKind.remoteNotification.rawValue, simulated: false, pid: pid, processGroup: processGroup,
             processStartTicks: processStartTicks, launchID: plan.launchID, startedAt: now,
-            deadline: now.addingTimeInterval(budget), expirationSignal: plan.manifest.expirationSignal, push: push))
+            deadline: now.addingTimeInterval(budget), expirationSignal: plan.manifest.expirationSignal, push: push,
+            logOffset: logOffset))
         let how = plan.handOver == nil ? "launched pid \(pid) for" : "handed to running pid \(pid):"
         let waited = now.timeIntervalSince(push.receivedAt) >= 1 ? String(format: ", held %.1f s", now.timeIntervalSince(push.receivedAt)) : ""
         let coalesced = push.coalescedCount > 0 ? ", \(push.coalescedCount) older coalesced" : ""
         record(Event(time: now, type: .pushDelivered, app: plan.app, identifier: key.identifier, kind: .remoteNotification,
                      pid: pid, command: push.commandID, reason: TaskKind.remoteNotification.rawValue,
-                     message: "\(plan.app): \(how) push \(key.identifier) (budget \(SafeNumber.secondsText(budget.rounded(.down))) s, \(pushBudgetLeft(of: plan.app, at: now)) push(es) left this hour\(waited)\(coalesced))"))
+                     message: "\(plan.app): \(how) push \(key.identifier) (budget \(SafeNumber.secondsText(budget.rounded(.down))) s, \(pushBudgetLeft(of: plan.app, at: now)) push(es) left this hour\(waited)\(coalesced))",
+                     logOffset: logOffset))
     }
 
     /// The process for `plan` could not be started: the failure is logged and the requests are

@@ -27,7 +27,8 @@ extension SchedulerDaemon {
         case .success(let launched):
             children.insert(launched.pid)
             handles.holdChild(launched.pid)
-            state.recordLaunch(plan, pid: launched.pid, processGroup: launched.pid, processStartTicks: launched.startTicks, now: now)
+            state.recordLaunch(plan, pid: launched.pid, processGroup: launched.pid, processStartTicks: launched.startTicks,
+                               logOffset: launched.logOffset, now: now)
             logger.info("launched \(plan.app) pid \(launched.pid) for \(plan.requests.map(\.identifier.rawValue))")
             return .success(launched.pid)
         case .failure(let error):

@@ -18,6 +18,8 @@ struct ProcessLauncher {
     struct Launched {
         var pid: Int32
         var startTicks: UInt64?
+        /// Where the launch's marker line, and so its output, starts in the app's log.
+        var logOffset: Int64?
     }
 
     /// Runs the manifest's executable in its own process group, with the `BGTASK_*` environment,
@@ -42,6 +44,7 @@ struct ProcessLauncher {
         // file is not used, and the process inherits the scheduler's own output instead.
         let log = (try? RegularFile.open(logPath, O_WRONLY | O_APPEND | O_CREAT)) ?? -1
         defer { if log >= 0 { close(log) } }
+        let logOffset = log >= 0 ? Self.writeMarker(of: plan, to: log) : nil
 
         let pid: pid_t
         switch ProcessSpawn.start(manifest.executable, arguments: manifest.arguments, environment: environment,
@@ -49,7 +52,21 @@ struct ProcessLauncher {
         case .success(let started): pid = started
         case .failure(let error): return .failure(.launchFailed("cannot start \(manifest.executable): \(error)"))
         }
-        return .success(Launched(pid: pid, startTicks: Self.startTicks(of: pid)))
+        return .success(Launched(pid: pid, startTicks: Self.startTicks(of: pid), logOffset: logOffset))
+    }
+
+    /// Appends the launch's marker line to its log and returns the offset it was written at. With
+    /// `O_APPEND` the kernel places each write at the end atomically, so the offset after the write
+    /// less the marker's length is where it landed, even while an earlier process of the app
+    /// writes to the same log. `nil` when the marker could not be written whole.
+    static func writeMarker(of plan: LaunchPlan, to log: Int32) -> Int64? {
+        let marker = LogMarker(launchID: plan.launchID, kinds: plan.requests.map(\.kind.rawValue),
+                               identifiers: plan.requests.map(\.identifier.rawValue), time: Date())
+        let bytes = Array(marker.line.utf8)
+        let written = bytes.withUnsafeBytes { write(log, $0.baseAddress!, $0.count) }
+        guard written == bytes.count else { return nil }
+        let end = lseek(log, 0, SEEK_CUR)
+        return end >= written ? Int64(end) - Int64(written) : nil
     }
 
     /// The process's state letter and start time in clock ticks since boot, from `/proc/<pid>/stat`

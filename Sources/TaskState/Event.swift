@@ -46,10 +46,13 @@ public struct Event: Codable, Hashable, Sendable {
     public var reason: String?
     /// One readable line.
     public var message: String
+    /// For `launched` and `pushDelivered` events of a process the scheduler started: where the
+    /// launch's output starts in `logs/<app>.log` (see ``LaunchedTask/logOffset``).
+    public var logOffset: Int64?
 
     public init(time: Date, type: Kind, app: Identifier? = nil, identifier: Identifier? = nil,
                 kind: TaskKind? = nil, pid: Int32? = nil, command: String? = nil, reason: String? = nil,
-                message: String) {
+                message: String, logOffset: Int64? = nil) {
         self.time = time
         self.type = type
         self.app = app
@@ -59,5 +62,6 @@ public struct Event: Codable, Hashable, Sendable {
         self.command = command
         self.reason = reason
         self.message = message
+        self.logOffset = logOffset
     }
 }

@@ -43,12 +43,16 @@ public struct LaunchedTask: Codable, Hashable, Sendable {
     public var name: String?
     /// The push this task delivers (`remoteNotification` tasks): the app reads its payload here.
     public var push: HeldPush?
+    /// Where the launch's output starts in `logs/<app>.log`: the log's size just before the process
+    /// was started, where the scheduler wrote the launch's marker line (``LogMarker``). `nil` for a
+    /// task handed to a running process, a finishing task, or one recorded before this field existed.
+    public var logOffset: Int64?
 
     public init(app: Identifier, identifier: Identifier, kind: TaskKind, state: State = .running,
                 launchReason: String, simulated: Bool, pid: Int32, processGroup: Int32?,
                 processStartTicks: UInt64?, launchID: String, startedAt: Date, deadline: Date,
                 expiringSince: Date? = nil, killDeadline: Date? = nil,
-                expirationSignal: String = "SIGUSR1", name: String? = nil, push: HeldPush? = nil) {
+                expirationSignal: String = "SIGUSR1", name: String? = nil, push: HeldPush? = nil, logOffset: Int64? = nil) {
         self.app = app
         self.identifier = identifier
         self.kind = kind
@@ -66,6 +70,7 @@ public struct LaunchedTask: Codable, Hashable, Sendable {
         self.expirationSignal = expirationSignal
         self.name = name
         self.push = push
+        self.logOffset = logOffset
     }
 
     public var key: TaskKey { TaskKey(app: app, identifier: identifier) }

@@ -5,13 +5,14 @@ import SchedulerCore
 import TaskState
 
 /// `bgbench dashboard`: the dashboard's costs. Frame time at 160×48 for 10, 10 000 and 100 000
-/// pending requests; the time to load a 10 000-request state directory; wake-ups of an idle
-/// `bgtop` over 30 s beside an idle `htop` in the same run; the timeline's frame time over
-/// 10 000 events beside the main screen's over the same events.
+/// pending requests; the time to load a 10 000-request state directory; the log overlay's open
+/// time on a 1 GiB log beside `tail`; wake-ups of an idle `bgtop` over 30 s beside an idle `htop`
+/// in the same run; the timeline's frame time over 10 000 events beside the main screen's over
+/// the same events.
 struct DashboardBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dashboard",
-        abstract: "Benchmark bgtop: frame time, state loading, and idle wake-ups beside htop.")
+        abstract: "Benchmark bgtop: frame time, state loading, the log overlay on a 1 GiB log beside tail, idle wake-ups beside htop, the timeline's frame time.")
 
     @Option(parsing: .upToNextOption, help: "Pending-request counts for the frame-time rows.")
     var pending: [Int] = [10, 10_000, 100_000]
@@ -27,6 +28,9 @@ struct DashboardBench: ParsableCommand {
 
     @Option(help: "Seconds of idle to count wake-ups over.")
     var idleSeconds = 30.0
+
+    @Option(help: "Opens of the log overlay (and runs of tail) on the 1 GiB log.")
+    var logRuns = 20
 
     @Flag(help: "Skip the idle wake-up comparison (needs tmux, and htop for the peer).")
     var noIdle = false
@@ -71,9 +75,21 @@ struct DashboardBench: ParsableCommand {
         ])
         Console.line("   ratio bgtop / raw reads: \(String(format: "%.2f", load.snapshot / max(load.cat, 1e-9)))")
 
+        Console.line()
+        Console.line("3. Log overlay open time on a 1 GiB log: o to a drawn pager (read the last \(LogPager.chunkLines) lines by")
+        Console.line("   seeking from the end, place them, render at 160x48), in process, beside tail -n \(LogPager.chunkLines) of the")
+        Console.line("   same file (a process started and waited for), alternately, in the same run.")
+        let log = try LogOverlayTiming.measure(root: root + "/log", runs: logRuns)
+        Console.table([
+            ["reader", "p50 ms", "p99 ms", "runs"],
+            ["bgtop's log overlay", Format.milliseconds(log.pager.median), Format.milliseconds(log.pager.quantile(0.99)), "\(log.pager.count)"],
+            ["tail -n \(LogPager.chunkLines)", Format.milliseconds(log.tail.median), Format.milliseconds(log.tail.quantile(0.99)), "\(log.tail.count)"],
+        ])
+        Console.line("   ratio overlay / tail (p50): \(String(format: "%.2f", log.pager.median / max(log.tail.median, 1e-9)))")
+
         if !noIdle {
             Console.line()
-            Console.line("3. Idle wake-ups over \(Int(idleSeconds)) s (context switches of every thread, /proc/<pid>/task/*/status),")
+            Console.line("4. Idle wake-ups over \(Int(idleSeconds)) s (context switches of every thread, /proc/<pid>/task/*/status),")
             Console.line("   bgtop on an idle state directory beside htop, both in tmux at 160x48, measured at the same time.")
             let idle = try IdleWakeups.measure(seconds: idleSeconds, root: root + "/idle")
             var idleRows: [[String]] = [["program", "wake-ups", "per second"]]
@@ -88,7 +104,7 @@ struct DashboardBench: ParsableCommand {
         }
 
         Console.line()
-        Console.line("4. Timeline frame time at 160x48 over \(timelineEvents) events (24 h, 30 apps): a key (Left/Right)")
+        Console.line("5. Timeline frame time at 160x48 over \(timelineEvents) events (24 h, 30 apps): a key (Left/Right)")
         Console.line("   and a full render, beside the main screen's frame (events panel, Down) over the same events.")
         let timeline = try TimelineFrameTiming.measure(events: timelineEvents, frames: frames)
         Console.line("   history built from the log's lines in \(Format.milliseconds(timeline.build)) ms "

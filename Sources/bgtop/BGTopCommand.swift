@@ -10,7 +10,7 @@ struct BGTopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgtop",
         abstract: "A live dashboard of background tasks: pending requests, running handlers, transfers, events.",
-        discussion: KeyBindings.commandLineHelp,
+        discussion: KeyBindings.commandLineHelp + "\n\n" + LogPagerKeys.commandLineHelp,
         version: "0.1.0")
 
     @Option(name: .long, help: "The state directory (default: $BGTASK_STATE_DIR, else $XDG_STATE_HOME/bgtask).")

@@ -11,7 +11,7 @@ import TaskState
 final class DashboardLoop {
     /// What the loop sleeps on.
     private enum Source: Hashable {
-        case terminal, stateChanges, tick, signals, commandResults, schedulerExit
+        case terminal, stateChanges, tick, signals, commandResults, schedulerExit, logAnswers, logChanges
     }
 
     private let terminal: CursesTerminal
@@ -19,6 +19,9 @@ final class DashboardLoop {
     private let mirror: StateMirror
     private let watch: StateWatch
     private let dispatch: CommandDispatch
+    /// The log pager's reads and the inotify on its log (only while it is open).
+    private let logReads: LogReads
+    private let logWatch: LogWatch
     private var themes: ThemeRotation
     private let glyphs: Glyphs
     private var state: DashboardState
@@ -47,6 +50,8 @@ final class DashboardLoop {
         self.reader = reader
         self.watch = watch
         self.dispatch = dispatch
+        logReads = try LogReads(paths: reader.paths)
+        logWatch = LogWatch(paths: reader.paths)
         self.themes = themes
         glyphs = terminal.unicode ? .unicode : .ascii
         state = DashboardState(readOnly: readOnly, themeName: themes.current.name)
@@ -96,6 +101,8 @@ final class DashboardLoop {
             poll.watch(.signals, signalDescriptor)
             poll.watch(.commandResults, dispatch.descriptor)
             poll.watch(.schedulerExit, scheduler?.descriptor ?? -1)
+            poll.watch(.logAnswers, logReads.descriptor)
+            poll.watch(.logChanges, logWatch.descriptor)
             armTimer()
             guard let ready = poll.wait(milliseconds: pacing.pollTimeout(at: Self.monotonicNow())) else { return nil }
             if ready.contains(.signals) {
@@ -126,6 +133,15 @@ final class DashboardLoop {
                 // A tick only moves the clock: the redraw below recomputes the countdowns from
                 // the state in memory; nothing is read.
                 bg_timerfd_drain(timerDescriptor)
+                redraw = true
+            }
+            // The pager's log: answers to its reads, and the log changing while it is open.
+            for excerpt in ready.contains(.logAnswers) ? logReads.take() : [] {
+                _ = perform(state.receiveLog(excerpt))
+                redraw = true
+            }
+            if ready.contains(.logChanges), logWatch.drain() {
+                _ = perform(state.logFileChanged())
                 redraw = true
             }
             for result in ready.contains(.commandResults) ? dispatch.take() : [] {
@@ -162,7 +178,14 @@ final class DashboardLoop {
     private func handle(_ key: Key) -> Bool {
         let layout = DashboardLayout(size: terminal.size, snapshot: snapshot, state: state)
         snapshot.now = Date()
-        for effect in state.handle(key, snapshot: snapshot, layout: layout) {
+        return perform(state.handle(key, snapshot: snapshot, layout: layout))
+    }
+
+    /// Carries out what the dashboard asked for; returns false to quit.
+    private func perform(_ effects: [DashboardEffect]) -> Bool {
+        // Watched before the first read is sent, so no write between the two goes unseen.
+        logWatch.follow(state.followedLog)
+        for effect in effects {
             switch effect {
             case .quit:
                 return false
@@ -173,6 +196,8 @@ final class DashboardLoop {
             case .send(let action, let summary):
                 state.status = DashboardState.Status("\(summary)…")
                 dispatch.send(action, summary: summary)
+            case .readLog(let request):
+                logReads.read(request)
             }
         }
         return true

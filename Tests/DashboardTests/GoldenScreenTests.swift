@@ -132,6 +132,19 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                            theme: look.theme, glyphs: look.glyphs),
             ]
         }
+        // The log pager (o) on the running mail handler's launch: following it, after a search,
+        // while a search is typed; monochrome and ASCII.
+        let mailLaunch: [Key] = [.character("2"), .character("j"), .character("o")]
+        let pager = LogPagerFixture.state(pressing: mailLaunch)
+        cases += [
+            GoldenCase(name: "logPager", snapshot: busy, state: pager),
+            GoldenCase(name: "logPagerSearch", snapshot: busy,
+                       state: LogPagerFixture.state(pressing: mailLaunch + [.character("/")] + "error".map(Key.character) + [.enter])),
+            GoldenCase(name: "logPagerSearchTyping", snapshot: busy,
+                       state: LogPagerFixture.state(pressing: mailLaunch + [.character("/")] + "quota".map(Key.character))),
+            GoldenCase(name: "logPagerMono", snapshot: busy, state: pager, theme: .monochrome),
+            GoldenCase(name: "logPagerAscii", snapshot: busy, state: pager, glyphs: .ascii),
+        ]
         // Events: select the third-newest event through the view's own row ids.
         let events = busy.rows(.events, state: focused(.events, id: nil))
         cases.append(GoldenCase(name: "focusEvents", snapshot: busy, state: focused(.events, id: events.ids[2])))

@@ -160,6 +160,14 @@ struct KeyTableHandlingTests {
             #expect(h.state.focus == .running && h.selectedIndex(.running) == runningOffset + 1)
         case .scrollUnderPointer(let rows):
             #expect(h.state.focus == .events && h.selectedIndex(.events) == eventsSelected + rows)
+        case .openLog:
+            // The selected row's app log is asked for, or the row names no app and the status says so.
+            if h.state.overlay == .logPager {
+                #expect(effects.count == 1 && h.state.followedLog != nil)
+            } else {
+                #expect(effects.isEmpty && h.state.status?.isError == true)
+            }
+            return
         }
         #expect(effects.isEmpty)
     }

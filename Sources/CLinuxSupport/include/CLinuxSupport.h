@@ -20,6 +20,10 @@ int bg_timerfd_set_absolute(int fd, int64_t seconds, int64_t nanoseconds);
 /// Drains the expiration count so the fd stops being readable.
 void bg_timerfd_drain(int fd);
 
+/// memmem(3) (a GNU extension Glibc's module hides): the first occurrence of `needle` in
+/// `haystack`, or NULL. The log reader's searches use it on each chunk.
+const void *bg_memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
+
 /// syncfs(2): flushes the whole file system holding fd.
 int bg_syncfs(int fd);
 
