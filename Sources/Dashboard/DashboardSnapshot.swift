@@ -70,6 +70,8 @@ public struct DashboardSnapshot: Sendable {
     var rowCache = RowCache()
     /// One line about what is wrong with the state directory, if anything.
     public var problem: String?
+    /// The machines of `bgtop --host`, in the order given; empty for the local state directory.
+    public var hosts: [HostBadge] = []
 
     public init(now: Date, stateDirectory: String, schedulerPID: Int32? = nil, heartbeat: DaemonHeartbeat? = nil,
                 conditions: ConditionsRecord? = nil, pending: [PendingRow] = [], tasks: [LaunchedTask] = [],
@@ -90,7 +92,7 @@ public struct DashboardSnapshot: Sendable {
 
     /// Whether something on screen counts down, so the dashboard must redraw every second.
     public var hasCountdown: Bool {
-        !tasks.isEmpty || transfers.contains { $0.state == .running }
+        !tasks.isEmpty || transfers.contains { $0.state == .running } || hosts.contains(where: \.isLost)
             || pending.contains { ($0.request.earliestBeginDate ?? .distantPast) > now && ($0.request.earliestBeginDate ?? now).timeIntervalSince(now) < 3600 }
     }
 }

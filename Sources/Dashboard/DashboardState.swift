@@ -53,4 +53,6 @@ public enum DashboardEffect: Sendable, Hashable {
     case send(CommandAction, summary: String)
     case nextTheme
     case quit
+    /// Show the next host of `bgtop --host`.
+    case switchHost
 }

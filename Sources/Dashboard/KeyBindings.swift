@@ -37,6 +37,8 @@ public enum KeyBindings {
                    footer: FooterHint(key: "s", label: "sort", position: 4)),
         KeyBinding(keys: "Enter", help: "details of the selected row", triggers: [(.key(.enter), .toggleDetails)],
                    footer: FooterHint(key: "↵", label: "details", position: 2, ascii: "enter")),
+        KeyBinding(keys: "H", help: "next host (bgtop --host given twice or more)",
+                   triggers: [(.key(.character("H")), .switchHost)]),
         KeyBinding(keys: "t", help: "next theme", triggers: [(.key(.character("t")), .nextTheme)],
                    footer: FooterHint(key: "t", label: "theme", position: 6)),
         KeyBinding(keys: "mouse", help: "click selects, wheel scrolls",

@@ -22,6 +22,8 @@ public enum KeyCommand: Hashable, Sendable {
     case selectUnderPointer
     /// Focuses the panel under the pointer and moves its selection by this many rows.
     case scrollUnderPointer(rows: Int)
+    /// Shows the next host of `bgtop --host`.
+    case switchHost
 
     /// Where a movement takes the selection.
     public enum Movement: Hashable, Sendable {

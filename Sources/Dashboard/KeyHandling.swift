@@ -54,6 +54,8 @@ extension DashboardState {
             status = Status("\(focus.title): order \(sortReversed[focus]! ? "reversed" : "normal")")
         case .nextTheme:
             return [.nextTheme]
+        case .switchHost:
+            return [.switchHost]
         case .act(let action):
             return act(action, binding: binding, snapshot: snapshot)
         case .selectUnderPointer:

@@ -3,6 +3,7 @@ import Dashboard
 import Foundation
 import SchedulerCore
 import TaskState
+import TestSupport
 
 /// `bgbench dashboard`: the dashboard's costs. Frame time at 160×48 for 10, 10 000 and 100 000
 /// pending requests; the time to load a 10 000-request state directory; wake-ups of an idle
@@ -26,6 +27,12 @@ struct DashboardBench: ParsableCommand {
 
     @Flag(help: "Skip the idle wake-up comparison (needs tmux, and htop for the peer).")
     var noIdle = false
+
+    @Option(help: "Submits timed for the bgtop --host row.")
+    var remoteSubmits = 20
+
+    @Flag(help: "Skip the bgtop --host comparison (needs tmux and openssh-server).")
+    var noRemote = false
 
     func run() throws {
         #if DEBUG
@@ -67,6 +74,8 @@ struct DashboardBench: ParsableCommand {
         ])
         Console.line("   ratio bgtop / raw reads: \(String(format: "%.2f", load.snapshot / max(load.cat, 1e-9)))")
 
+        if !noRemote { try remoteRow(root: root) }
+
         guard !noIdle else { return }
         Console.line()
         Console.line("3. Idle wake-ups over \(Int(idleSeconds)) s (context switches of every thread, /proc/<pid>/task/*/status),")
@@ -80,6 +89,27 @@ struct DashboardBench: ParsableCommand {
         Console.table(idleRows)
         if let bgtop = idle.first(where: { $0.name == "bgtop" })?.wakeups, let htop = idle.first(where: { $0.name == "htop" })?.wakeups {
             Console.line("   ratio bgtop / htop: \(String(format: "%.3f", Double(bgtop) / Double(max(htop, 1))))")
+        }
+    }
+
+    /// 4. `bgtop --host` over loopback ssh beside a local `bgtop`.
+    private func remoteRow(root: String) throws {
+        Console.line()
+        Console.line("4. bgtop --host over loopback ssh: from a submit (bgctl starting) to the request on screen,")
+        Console.line("   beside a local bgtop on the same state directory, both in tmux at 160x48, in the same run.")
+        guard LoopbackSSHServer.isInstalled else {
+            Console.line("   skipped: /usr/sbin/sshd, ssh or ssh-keygen is not installed (apt-get install openssh-server)")
+            return
+        }
+        let result = try RemoteLatency.measure(submits: remoteSubmits, root: root + "/remote")
+        let local = Samples(result.local), remote = Samples(result.remote)
+        Console.table([
+            ["dashboard", "p50 ms", "p99 ms", "submits"],
+            ["bgtop (local files)", Format.milliseconds(local.p50), Format.milliseconds(local.p99), "\(local.count)"],
+            ["bgtop --host (ssh)", Format.milliseconds(remote.p50), Format.milliseconds(remote.p99), "\(remote.count)"],
+        ])
+        if let remoteP50 = remote.p50, let localP50 = local.p50 {
+            Console.line("   ratio p50 remote / local: \(String(format: "%.2f", remoteP50 / max(localP50, 1e-9)))")
         }
     }
 }

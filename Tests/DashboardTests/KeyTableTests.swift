@@ -138,6 +138,11 @@ struct KeyTableHandlingTests {
             #expect(h.state.focus == .running && h.selectedIndex(.running) == runningOffset + 1)
         case .scrollUnderPointer(let rows):
             #expect(h.state.focus == .events && h.selectedIndex(.events) == eventsSelected + rows)
+        case .switchHost:
+            // The shell knows the hosts; the view only asks.
+            #expect(effects == [.switchHost])
+            #expect(h.state == before)
+            return
         }
         #expect(effects.isEmpty)
     }

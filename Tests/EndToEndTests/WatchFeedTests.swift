@@ -1,0 +1,168 @@
+import Foundation
+import TaskState
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bgctl watch --json`, the feed `bgtop --host` reads over ssh: a real `bgctl` on pipes beside
+/// a real `bgtaskd`.
+@Suite struct WatchFeedTests {
+    private func weatherApp(_ env: TestEnvironment) throws {
+        try env.addApp("com.example.weather", identifiers: ["com.example.weather.refresh", "com.example.weather.sync"],
+                       script: "sleep 30 & wait $!\n")
+    }
+
+    private func requestIDs(_ change: [String: Any]) -> [String] {
+        ((change["requests"] as? [String: Any])?["set"] as? [[String: Any]] ?? []).compactMap { $0["identifier"] as? String }
+    }
+
+    @Test func aSnapshotThenAChangeWhenARequestIsSubmitted() throws {
+        let env = try TestEnvironment()
+        try weatherApp(env)
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let watch = try FeedProcess(env)
+        defer { watch.end() }
+
+        let snapshot = try watch.nextLine()
+        #expect(snapshot["type"] as? String == "snapshot")
+        #expect(snapshot["version"] as? Int == 1)
+        #expect(snapshot["stateDirectory"] as? String == env.state)
+        #expect((snapshot["schedulerPID"] as? Int).map(Int32.init) == daemon.pid)
+        #expect((snapshot["requests"] as? [Any])?.isEmpty == true)
+        #expect(snapshot["settings"] is [String: Any])
+        let manifests = snapshot["manifests"] as? [[String: Any]] ?? []
+        #expect(manifests.map { $0["id"] as? String } == ["com.example.weather"])
+        #expect((snapshot["events"] as? [[String: Any]])?.contains { $0["type"] as? String == "daemonStarted" } == true)
+
+        #expect(try env.bgctl("submit", "--app", "com.example.weather", "--id", "com.example.weather.refresh", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        let change = try watch.next("change") { self.requestIDs($0) == ["com.example.weather.refresh"] }
+        #expect(change["version"] == nil)
+        // The scheduler's event for it comes in the same line or a later one.
+        func submittedEvent(_ line: [String: Any]) -> Bool {
+            (line["events"] as? [[String: Any]] ?? []).contains { $0["type"] as? String == "submitted" }
+        }
+        if !submittedEvent(change) { _ = try watch.next("change", where: submittedEvent) }
+
+        // The scheduler's exit is a change of its own.
+        daemon.stop()
+        let stopped = try watch.next("change") { ($0["cleared"] as? [String])?.contains("schedulerPID") == true }
+        #expect(stopped["schedulerPID"] == nil)
+    }
+
+    @Test func aCommandRequestIsSentAndAnswered() throws {
+        let env = try TestEnvironment()
+        try weatherApp(env)
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let watch = try FeedProcess(env)
+        defer { watch.end() }
+        _ = try watch.next("snapshot")
+
+        watch.write(#"{"type":"command","id":"r1","command":{"type":"submit","app":"com.example.weather","identifier":"com.example.weather.sync","kind":"processing","earliestBeginDate":"2030-01-01T00:00:00Z"}}"# + "\n")
+        let result = try watch.next("result")
+        #expect(result["id"] as? String == "r1")
+        #expect(result["status"] as? String == "applied", "\(result)")
+        #expect(try env.requests().contains { $0["identifier"] as? String == "com.example.weather.sync" })
+        _ = try watch.next("change") { self.requestIDs($0).contains("com.example.weather.sync") }
+
+        // Refused by the scheduler as bgctl would be: the outcome's error in the answer.
+        watch.write(#"{"type":"command","id":"r2","command":{"type":"submit","app":"com.example.weather","identifier":"com.example.other","kind":"processing"}}"# + "\n")
+        let refused = try watch.next("result")
+        #expect(refused["id"] as? String == "r2")
+        #expect(refused["status"] as? String == "refused")
+        #expect((refused["error"] as? [String: Any])?["name"] as? String == "notPermitted", "\(refused)")
+
+        // A simulated launch goes through and the scheduler launches.
+        watch.write(#"{"type":"command","id":"r3","command":{"type":"simulateLaunch","identifier":"com.example.weather.sync","app":"com.example.weather"}}"# + "\n")
+        #expect(try watch.next("result")["status"] as? String == "applied")
+        try env.waitUntil("the simulated launch") {
+            env.events(.launched).contains { $0.identifier?.rawValue == "com.example.weather.sync" && $0.reason == "simulated" }
+        }
+        _ = try watch.next("change") { line in
+            ((line["tasks"] as? [String: Any])?["set"] as? [[String: Any]] ?? []).contains { $0["identifier"] as? String == "com.example.weather.sync" }
+        }
+    }
+
+    @Test func badRequestLinesGetAnErrorLineAndTheFeedGoesOn() throws {
+        let env = try TestEnvironment()
+        try weatherApp(env)
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let watch = try FeedProcess(env)
+        defer { watch.end() }
+        _ = try watch.next("snapshot")
+
+        let hostile: [(String, String)] = [
+            ("{not json\n", "malformed"),
+            ("[1,2,3]\n", "malformed"),
+            (#"{"type":"shell","id":"x1","command":"rm -rf /"}"# + "\n", "unknownType"),
+            (#"{"type":"command","id":"a b"}"# + "\n", "malformed"),
+            (#"{"type":"command","id":"x2","command":{"type":"cancel","app":"../../etc","identifier":"passwd"}}"# + "\n", "malformed"),
+            (#"{"type":"command","id":"x3","command":{"type":"attach","app":"com.example.weather","pid":1,"identifiers":[]}}"# + "\n", "refused"),
+            (#"{"type":"command","id":"x4","command":{"type":"clearConditions","launchToken":"forged"}}"# + "\n", "refused"),
+            (String(repeating: "[", count: 30_000) + "\n", "malformed"),
+            (String(repeating: "x", count: 200_000) + "\n", "tooLong"),
+        ]
+        for (line, code) in hostile {
+            watch.write(line)
+            let error = try watch.next("error")
+            #expect(error["code"] as? String == code, "\(line.prefix(60)): \(error)")
+            #expect((error["message"] as? String)?.isEmpty == false)
+        }
+        // Bytes that are not UTF-8, then a valid request: still answered.
+        watch.write(Data([0xff, 0xfe, 0x0a]))
+        #expect(try watch.next("error")["code"] as? String == "malformed")
+        watch.write(#"{"type":"command","id":"ok","command":{"type":"submit","app":"com.example.weather","identifier":"com.example.weather.refresh","kind":"appRefresh","earliestBeginDate":"2030-01-01T00:00:00Z"}}"# + "\n")
+        let answer = try watch.next("result")
+        #expect(answer["id"] as? String == "ok" && answer["status"] as? String == "applied", "\(answer)")
+        // None of the refused lines reached the scheduler.
+        #expect(env.events(.commandRejected).isEmpty)
+        #expect(try env.requests().count == 1)
+        #expect(watch.waitForExit(timeout: 0) == nil, "the watch is still running")
+    }
+
+    @Test func theWatchEndsWhenItsReaderGoesAway() throws {
+        let env = try TestEnvironment()
+        try weatherApp(env)
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+
+        // EPIPE: the reader closed its end; the next change cannot be written.
+        let piped = try FeedProcess(env)
+        defer { piped.end() }
+        _ = try piped.next("snapshot")
+        piped.closeOutput()
+        #expect(try env.bgctl("submit", "--app", "com.example.weather", "--id", "com.example.weather.refresh", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        #expect(piped.waitForExit(timeout: 10) == 0, "stderr: \(piped.stderr)")
+        #expect(piped.stderr.isEmpty)
+
+        // A closed stdin (ssh's session ended) ends it as well.
+        let closed = try FeedProcess(env)
+        defer { closed.end() }
+        _ = try closed.next("snapshot")
+        closed.closeInput()
+        #expect(closed.waitForExit(timeout: 10) == 0, "stderr: \(closed.stderr)")
+    }
+
+    @Test func withoutJSONAPersonReadsALinePerChange() throws {
+        let env = try TestEnvironment()
+        try weatherApp(env)
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let path = "\(env.root)/watch.out"
+        let pid = try Spawn.start(TestEnvironment.binaries + "/bgctl", ["watch", "--state", env.state, "--config", env.config],
+                                  environment: BoundedProcess.environment, stdout: path, stderr: path + ".err")
+        defer { BoundedProcess.end(pid) }
+        func text() -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        try env.waitUntil("the first line") { text().contains("watching \(env.state)") }
+        #expect(try env.bgctl("submit", "--app", "com.example.weather", "--id", "com.example.weather.refresh", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        try env.waitUntil("a line for the submit") { text().contains("requests written: com.example.weather/com.example.weather.refresh") }
+        #expect(text().contains("submitted"))
+    }
+}
