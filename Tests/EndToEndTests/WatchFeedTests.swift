@@ -165,4 +165,39 @@ import Glibc
         try env.waitUntil("a line for the submit") { text().contains("requests written: com.example.weather/com.example.weather.refresh") }
         #expect(text().contains("submitted"))
     }
+
+    /// A reader that stops reading costs the watch no growing queue: while stdout is full, changes
+    /// gather in its mirror and the next line carries all of them. Here the test stands in for the
+    /// scheduler and rewrites 200 request files (about 1 KB each, so one change line overfills a
+    /// pipe) 40 times without reading: one line fills the pipe, and one more carries the rest
+    /// (a watch that went on making lines while blocked wrote 14 here).
+    @Test func aSlowReaderGetsTheChangesCoalesced() throws {
+        let env = try TestEnvironment()
+        let watch = try FeedProcess(env)
+        defer { watch.end() }
+        _ = try watch.next("snapshot")
+        let app = try Identifier(validating: "com.example.bulk")
+        try FileManager.default.createDirectory(atPath: "\(env.paths.requests)/\(app)", withIntermediateDirectories: true)
+        let rounds = 40
+        for round in 1...rounds {
+            for index in 0..<200 {
+                let request = PendingRequest(app: app, identifier: try Identifier(validating: "com.example.bulk.r\(index)"), kind: .processing,
+                                             submittedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(round)),
+                                             commandID: String(repeating: "c", count: 1000))
+                try StateFiles.write(try JSONFormat.encode(request), to: env.paths.request(request.key), durable: false)
+            }
+        }
+        // Only now is anything read: every line up to the one that shows the last round.
+        var changeLines = 0
+        var submitted: [String: String] = [:]
+        while submitted.count < 200 || Set(submitted.values) != [JSONFormat.string(from: Date(timeIntervalSince1970: 1_800_000_000 + Double(rounds)))] {
+            let change = try watch.next("change", timeout: 20)
+            changeLines += 1
+            for record in (change["requests"] as? [String: Any])?["set"] as? [[String: Any]] ?? [] {
+                if let id = record["identifier"] as? String, let date = record["submittedAt"] as? String { submitted[id] = date }
+            }
+        }
+        #expect(changeLines <= 4, "\(changeLines) change lines for \(rounds) rounds of changes")
+        #expect(watch.waitForExit(timeout: 0) == nil)
+    }
 }
