@@ -28,8 +28,8 @@ public struct FeedReplica {
 
     public init() {}
 
-    /// One line of the feed that is not a state line.
-    public enum Other: Sendable, Equatable {
+    /// A line of the feed that answers a request rather than describing state.
+    public enum Answer: Sendable, Equatable {
         case result(FeedResult)
         case error(FeedError)
     }
@@ -41,7 +41,7 @@ public struct FeedReplica {
 
     /// Applies one line. Returns a result or error line for the caller; throws for a line that
     /// breaks the feed (not JSON, an unknown version, a change before the snapshot).
-    public mutating func apply(line: Data) throws(Broken) -> Other? {
+    public mutating func apply(line: Data) throws(Broken) -> Answer? {
         struct Head: Decodable { var type: String; var version: Int? }
         let head: Head
         do {

@@ -30,6 +30,8 @@ final class RemoteHost {
     /// ssh's last line on stderr: why a connection failed, in its words.
     private var lastComplaint: String?
     private var retryDelay = RemoteHost.firstRetry
+    /// The pause before the attempt now waiting (``retryDelay`` is already the next one's).
+    private var retryDelayShown = RemoteHost.firstRetry
     /// When to connect again (monotonic seconds), while lost.
     private var retryAt: Double?
     private var unsent = Data()
@@ -216,8 +218,6 @@ final class RemoteHost {
         scheduleRetry(reason: why)
         reports.append(.init(text: "\(name): connection lost (\(why)); retrying in \(Int(retryDelayShown)) s", isError: true))
     }
-
-    private var retryDelayShown: Double = RemoteHost.firstRetry
 
     private func scheduleRetry(reason: String) {
         retryDelayShown = retryDelay
