@@ -62,7 +62,7 @@ import Glibc
         }
     }
 
-    @Test func severalHostsShowTheirStateAndHSwitches() throws {
+    @Test func severalHostsShowTheirStateAndHSwitchesReadOnly() throws {
         let env = try TestEnvironment()
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
@@ -70,7 +70,7 @@ import Glibc
         defer { server.stop(mentioning: [env.root]) }
         // A second host where nothing listens (sshd listens on 127.0.0.1 only): refused.
         let unreachable = "\(LoopbackSSHServer.user)@127.0.0.2"
-        let bgtop = "\(TestEnvironment.binaries)/bgtop --host \(server.destination) --host \(unreachable) "
+        let bgtop = "\(TestEnvironment.binaries)/bgtop --read-only --host \(server.destination) --host \(unreachable) "
             + "--remote-bgctl \(TestEnvironment.binaries)/bgctl --state \(env.state) --config \(env.config)"
         let tmux = try TmuxSession(
             command: "BGTOP_SSH_COMMAND='\(server.sshCommand)' \(bgtop); echo \"bgtop exited $?\"; sleep 60",
@@ -84,6 +84,10 @@ import Glibc
         tmux.send("H")
         try tmux.waitFor("[\(server.destination) connected]", timeout: 5)
         #expect(server.clients().count >= 1)
+        // --read-only holds remotely too: the key is refused before anything is sent.
+        tmux.send("1")
+        tmux.send("l")
+        try tmux.waitFor("read-only: simulate launch is disabled", timeout: 5)
         // SIGTERM ends bgtop (128 + 15) and the ssh it started, reaped: no client is left.
         let dashboards = server.processes { $0.first?.hasSuffix("/bgtop") == true && $0.contains(env.state) }
         #expect(dashboards.count == 1)
