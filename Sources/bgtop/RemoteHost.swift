@@ -49,7 +49,9 @@ final class RemoteHost {
     /// stdout, stderr, the pidfd, and stdin while requests wait to be written.
     var descriptors: [(descriptor: Int32, output: Bool)] {
         guard let process else { return [(-1, false), (-1, false), (-1, false), (-1, true)] }
-        return [(process.output, false), (process.errors, false), (process.pidDescriptor, false), (unsent.isEmpty ? -1 : process.input, true)]
+        // A stderr at its end stays readable (hang-up): no longer watched, or poll would spin.
+        return [(process.output, false), (complaints.ended ? -1 : process.errors, false), (process.pidDescriptor, false),
+                (unsent.isEmpty ? -1 : process.input, true)]
     }
 
     /// Handles its ready descriptors (indices into ``descriptors``) and a due retry; returns
