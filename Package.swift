@@ -73,6 +73,9 @@ let package = Package(
         ),
         // The dashboard: pure view and key handling over a cell grid; no terminal code.
         .target(name: "Dashboard", dependencies: ["TaskState"]),
+        // The state directory followed live (a mirror kept current by inotify, the event log's
+        // tail) and `bgctl watch --json`'s lines: shared by bgtop and bgctl.
+        .target(name: "StateFeed", dependencies: ["TaskState", "SchedulerCore"]),
         // ncursesw, wide characters on; the shim header wraps what Swift cannot import. No pkgConfig:
         // its cflags (-D_XOPEN_SOURCE=600) are flags SwiftPM refuses, and the header is on the
         // default include path.
@@ -85,7 +88,7 @@ let package = Package(
                 // Stormy is listed so that `swift run bgtop --demo` builds the example app it runs:
                 // SwiftPM has no build-only dependency between executables (plugins cannot build
                 // a product for `swift run`), so this is the one way; nothing imports Stormy.
-                "Dashboard", "CursesTerminal", "CNcurses", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
+                "Dashboard", "CursesTerminal", "CNcurses", "StateFeed", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
                 "LoopbackServer", "Stormy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "bgctl",
             dependencies: [
-                "SchedulerCore", "TaskState",
+                "SchedulerCore", "TaskState", "StateFeed", "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -112,7 +115,8 @@ let package = Package(
             dependencies: [
                 // bgtaskd, bgctl and bgtop are listed so that `swift run bgbench` builds the programs
                 // it drives (no build-only dependency exists in SwiftPM; see bgtop above); none is imported.
-                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "LoopbackServer", "TortureCampaign", "bgtaskd", "bgctl", "bgtop",
+                // TestSupport: the loopback sshd of the bgtop --host row.
+                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "LoopbackServer", "TortureCampaign", "TestSupport", "bgtaskd", "bgctl", "bgtop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -147,8 +151,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TaskStateTests", dependencies: ["TaskState"]),
+        .testTarget(name: "StateFeedTests", dependencies: ["StateFeed", "SchedulerCore", "TaskState"]),
         // Golden screens are read through #filePath, not bundled.
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "TaskState"], exclude: ["Golden"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "StateFeed", "TaskState"], exclude: ["Golden"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
         .testTarget(name: "SchedulerRuntimeTests", dependencies: ["SchedulerRuntime", "SchedulerCore", "TaskState", "TestSupport"]),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"]),
@@ -158,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "TaskState", "SchedulerCore", "CLinuxSupport", "TestSupport", "LoopbackServer", "TortureCampaign", "bgtaskd", "bgctl", "bgtop",
+                "TaskState", "SchedulerCore", "StateFeed", "CLinuxSupport", "TestSupport", "LoopbackServer", "TortureCampaign", "bgtaskd", "bgctl", "bgtop",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -75,6 +75,8 @@ public struct DashboardSnapshot: Sendable {
     /// Every app's runs and throttles over the last hours, for the timeline: built from the
     /// event log over a longer window than `events` (see ``RunHistory``).
     public var history = RunHistory()
+    /// The machines of `bgtop --host`, in the order given; empty for the local state directory.
+    public var hosts: [HostBadge] = []
 
     public init(now: Date, stateDirectory: String, schedulerPID: Int32? = nil, heartbeat: DaemonHeartbeat? = nil,
                 conditions: ConditionsRecord? = nil, pending: [PendingRow] = [], tasks: [LaunchedTask] = [],
@@ -96,7 +98,7 @@ public struct DashboardSnapshot: Sendable {
 
     /// Whether something on screen counts down, so the dashboard must redraw every second.
     public var hasCountdown: Bool {
-        !tasks.isEmpty || transfers.contains { $0.state == .running }
+        !tasks.isEmpty || transfers.contains { $0.state == .running } || hosts.contains(where: \.isLost)
             || pending.contains { ($0.request.earliestBeginDate ?? .distantPast) > now && ($0.request.earliestBeginDate ?? now).timeIntervalSince(now) < 3600 }
             || apps.contains { ($0.record.throttledUntil ?? .distantPast) > now && ($0.record.throttledUntil ?? now).timeIntervalSince(now) < 3600 }
     }

@@ -69,4 +69,6 @@ public enum DashboardEffect: Sendable, Hashable {
     /// while ``DashboardState/followedLog`` names the app, tell ``DashboardState/logFileChanged()``
     /// when the log changes.
     case readLog(LogRequest)
+    /// Show the next host of `bgtop --host`.
+    case switchHost
 }

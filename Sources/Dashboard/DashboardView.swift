@@ -51,7 +51,8 @@ public enum DashboardView {
         var x = grid.put(" bgtop ", x: 0, y: 0, style: palette.title)
         if let pid = snapshot.schedulerPID {
             // A clock time, not "3s ago": the dashboard does not tick just to age this text.
-            let active = snapshot.heartbeat.map { ", last active \(TextFormat.clock($0.updatedAt))" } ?? ""
+            // With --host, the hosts' badges need the room more than the heartbeat's clock time.
+            let active = snapshot.hosts.isEmpty ? snapshot.heartbeat.map { ", last active \(TextFormat.clock($0.updatedAt))" } ?? "" : ""
             x += grid.put("\(glyphs.up) scheduler up", x: x, y: 0, style: palette.good)
             x += grid.put(" (pid \(pid)\(active))", x: x, y: 0, style: palette.text)
         } else {
@@ -59,6 +60,9 @@ public enum DashboardView {
             x += grid.put("\(glyphs.down) scheduler down\(seen)", x: x, y: 0, style: palette.error)
         }
         let clock = TextFormat.clock(snapshot.now, seconds: false) + " UTC "
+        if !snapshot.hosts.isEmpty {
+            x = HostHeader.draw(&grid, snapshot.hosts, now: snapshot.now, x: x, limit: grid.size.width - clock.count - 2, palette: palette)
+        }
         let room = max(0, grid.size.width - x - clock.count - 2)
         grid.put(" " + TextFormat.fitTail(snapshot.stateDirectory, max(0, room - 1)), x: x + 1, y: 0, style: palette.inactive, maxWidth: room)
         grid.put(clock, x: grid.size.width - clock.count, y: 0, style: palette.text)

@@ -48,6 +48,8 @@ public enum KeyBindings {
         KeyBinding(keys: "o", help: "the selected row's app log (follow, search)",
                    triggers: [(.key(.character("o")), .openLog)],
                    footer: FooterHint(key: "o", label: "log", position: 6)),
+        KeyBinding(keys: "H", help: "next host (bgtop --host given twice or more)",
+                   triggers: [(.key(.character("H")), .switchHost)]),
         KeyBinding(keys: "t", help: "next theme", triggers: [(.key(.character("t")), .nextTheme)],
                    footer: FooterHint(key: "t", label: "theme", position: 6)),
         KeyBinding(keys: "mouse", help: "click selects, wheel scrolls",

@@ -28,6 +28,8 @@ public enum KeyCommand: Hashable, Sendable {
     case scrollUnderPointer(rows: Int)
     /// Opens the log pager on the selected row's app.
     case openLog
+    /// Shows the next host of `bgtop --host`.
+    case switchHost
 
     /// Where a movement takes the selection.
     public enum Movement: Hashable, Sendable {

@@ -77,6 +77,8 @@ extension DashboardState {
                 break
             }
             overlay = .conditions
+        case .switchHost:
+            return [.switchHost]
         case .act(let action):
             return act(action, binding: binding, snapshot: snapshot)
         case .selectUnderPointer:

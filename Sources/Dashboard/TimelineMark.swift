@@ -1,3 +1,4 @@
+import TaskState
 /// Every mark the timeline draws, declared once: its character (Unicode and ASCII), its style
 /// (theme colours, and in monochrome bold, dim, underline or reverse) and its legend word. The
 /// legend line is drawn from this list, so a mark cannot go unexplained.

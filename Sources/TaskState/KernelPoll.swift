@@ -16,10 +16,17 @@ public struct KernelPoll<Source: Hashable> {
     public mutating func watch(_ source: Source, _ descriptor: Int32) {
         if let index = sources.firstIndex(of: source) {
             entries[index].fd = descriptor
+            entries[index].events = Int16(POLLIN)
         } else {
             sources.append(source)
             entries.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
         }
+    }
+
+    /// What `source` waits for (`POLLIN`, `POLLOUT`).
+    mutating func setEvents(of source: Source, _ events: Int16) {
+        guard let index = sources.firstIndex(of: source) else { return }
+        entries[index].events = events
     }
 
     /// Stops watching `source`.
@@ -40,5 +47,14 @@ public struct KernelPoll<Source: Hashable> {
         var ready: Set<Source> = []
         for (source, entry) in zip(sources, entries) where entry.revents != 0 { ready.insert(source) }
         return ready
+    }
+}
+
+extension KernelPoll {
+    /// Watches `descriptor` for room to write as `source` (a pipe to a slow reader): ready once a
+    /// write would not block, or on hang-up or error.
+    public mutating func watchOutput(_ source: Source, _ descriptor: Int32) {
+        watch(source, descriptor)
+        setEvents(of: source, Int16(POLLOUT))
     }
 }

@@ -25,6 +25,25 @@ public enum ProcessSpawn {
         return rc == 0 ? .success(pid) : .failure(Errno(code: rc))
     }
 
+    /// Starts a program in a session of its own (``bg_spawn_session``: no controlling terminal),
+    /// with all three standard descriptors given: how `bgtop --host` runs `ssh`.
+    public static func startInSession(_ executable: String, arguments: [String], environment: [String: String],
+                                      stdin: Int32, stdout: Int32, stderr: Int32) -> Result<pid_t, Errno> {
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = argv.withUnsafeBufferPointer { a in
+            envp.withUnsafeBufferPointer { e in
+                bg_spawn_session(&pid, executable, a.baseAddress!, e.baseAddress!, stdin, stdout, stderr)
+            }
+        }
+        return rc == 0 ? .success(pid) : .failure(Errno(code: rc))
+    }
+
     /// An `errno` value, with its text.
     public struct Errno: Error, Equatable, CustomStringConvertible {
         public var code: Int32

@@ -3,6 +3,7 @@ import Dashboard
 import Foundation
 import SchedulerCore
 import TaskState
+import TestSupport
 
 /// `bgbench dashboard`: the dashboard's costs. Frame time at 160×48 for 10, 10 000 and 100 000
 /// pending requests; the time to load a 10 000-request state directory; the log overlay's open
@@ -34,6 +35,12 @@ struct DashboardBench: ParsableCommand {
 
     @Flag(help: "Skip the idle wake-up comparison (needs tmux, and htop for the peer).")
     var noIdle = false
+
+    @Option(help: "Submits timed for the bgtop --host row.")
+    var remoteSubmits = 20
+
+    @Flag(help: "Skip the bgtop --host comparison (needs tmux and openssh-server).")
+    var noRemote = false
 
     func run() throws {
         #if DEBUG
@@ -121,6 +128,29 @@ struct DashboardBench: ParsableCommand {
                 guard let p50 = samples.p50 else { continue }
                 Console.line("   ratio p50 timeline (\(span)) / main screen: \(String(format: "%.2f", p50 / main))")
             }
+        }
+
+        if !noRemote { try remoteRow(root: root) }
+    }
+
+    /// 4. `bgtop --host` over loopback ssh beside a local `bgtop`.
+    private func remoteRow(root: String) throws {
+        Console.line()
+        Console.line("6. bgtop --host over loopback ssh: from a submit (bgctl starting) to the request on screen,")
+        Console.line("   beside a local bgtop on the same state directory, both in tmux at 160x48, in the same run.")
+        guard LoopbackSSHServer.isInstalled else {
+            Console.line("   skipped: /usr/sbin/sshd, ssh or ssh-keygen is not installed (apt-get install openssh-server)")
+            return
+        }
+        let result = try RemoteLatency.measure(submits: remoteSubmits, root: root + "/remote")
+        let local = Samples(result.local), remote = Samples(result.remote)
+        Console.table([
+            ["dashboard", "p50 ms", "p99 ms", "submits"],
+            ["bgtop (local files)", Format.milliseconds(local.p50), Format.milliseconds(local.p99), "\(local.count)"],
+            ["bgtop --host (ssh)", Format.milliseconds(remote.p50), Format.milliseconds(remote.p99), "\(remote.count)"],
+        ])
+        if let remoteP50 = remote.p50, let localP50 = local.p50 {
+            Console.line("   ratio p50 remote / local: \(String(format: "%.2f", remoteP50 / max(localP50, 1e-9)))")
         }
     }
 }

@@ -15,7 +15,7 @@ struct BGCtl: ParsableCommand {
         subcommands: [
             Status.self, List.self, Submit.self, Cancel.self, SimulateLaunch.self, SimulateExpiration.self,
             Complete.self, BeginFinishing.self, Apps.self, AppSwitch.self, ConditionsCommand.self, Events.self,
-            TransferCommand.self, PushCommand.self, UsageCommand.self,
+            TransferCommand.self, PushCommand.self, UsageCommand.self, Watch.self,
         ])
 
     /// Exit codes of the contract.

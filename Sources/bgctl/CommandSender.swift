@@ -66,16 +66,21 @@ struct CommandSender {
     }
 
     private func offlineCheck(_ command: Command, now: Date) throws -> CommandOutcome.Refusal? {
-        let settings: SchedulerSettings
         do {
-            settings = try SchedulerSettings.load(configDirectory: locations.configDirectory)
+            return try Self.offlineRefusal(command, paths: locations.paths, configDirectory: locations.configDirectory, now: now)
         } catch {
             printError("bad settings file \(error)")
             throw BGCtl.Exit.localFailure
         }
-        let snapshot = StateSnapshot.load(locations.paths)
+    }
+
+    /// The refusal the scheduler would give `command` against what is on disk now (for when no
+    /// scheduler runs), or `nil`. Throws when the settings file is bad.
+    static func offlineRefusal(_ command: Command, paths: StatePaths, configDirectory: String, now: Date) throws(SettingsError) -> CommandOutcome.Refusal? {
+        let settings = try SchedulerSettings.load(configDirectory: configDirectory)
+        let snapshot = StateSnapshot.load(paths)
         var state = SchedulerState(reading: snapshot, settings: settings,
-                                   catalog: ManifestCatalog.load(from: locations.appsDirectory), now: now)
+                                   catalog: ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
         // The token's claim is taken on trust here (only the scheduler holds the key to check it):
         // a command for another app is refused now rather than queued to be refused later.
         if let token = command.launchToken, let refusal = state.launchScopeRefusal(of: command, launchedFor: token.app) {

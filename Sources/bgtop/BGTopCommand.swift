@@ -34,6 +34,14 @@ struct BGTopCommand: ParsableCommand {
     @Flag(name: .long, help: "Run the real scheduler in-process on a temporary state directory with demo apps.")
     var demo = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Show another machine's state over ssh (USER@HOST, or a Host of your ssh config); repeat for several, H switches.",
+        discussion: "ssh runs 'bgctl watch --json' there; --state and --config name that machine's directories. The ssh command is $BGTOP_SSH_COMMAND (default: ssh), run with -o BatchMode=yes."))
+    var host: [String] = []
+
+    @Option(name: .customLong("remote-bgctl"), help: "The path of bgctl on the --host machines (default: bgctl, found on their PATH).")
+    var remoteBgctl: String?
+
     func run() throws {
         // Before any thread exists: these signals are read through signalfds (the dashboard's, and
         // in --demo the scheduler's for SIGCHLD), so no thread may take them the usual way.
@@ -57,6 +65,8 @@ struct BGTopCommand: ParsableCommand {
         // NO_COLOR wins over any theme.
         if noColor { chosen = Theme.monochrome }
 
+        if !host.isEmpty || remoteBgctl != nil { try checkRemoteOptions() }
+
         var demoEnvironment: DemoEnvironment?
         var stateDirectory = Locations.stateDirectory(flag: state)
         var configDirectory = Locations.configDirectory(flag: config)
@@ -73,7 +83,7 @@ struct BGTopCommand: ParsableCommand {
         defer { demoEnvironment?.stop() }
 
         let reader = SnapshotReader(paths: StatePaths(root: stateDirectory), configDirectory: configDirectory)
-        if batch {
+        if batch && host.isEmpty {
             print(BatchOutput.render(reader.read(), width: Int(environment["COLUMNS"] ?? "") ?? 120))
             return
         }
@@ -91,18 +101,31 @@ struct BGTopCommand: ParsableCommand {
         CrashGuard.install()
         let others = noColor ? [] : catalog.availableNames().compactMap { try? catalog.load($0).get() }
         var signal: Int32?
+        var source: DashboardSource?
         do {
             // SIGCHLD stays blocked but is not the dashboard's: in --demo the scheduler's signalfd reads it.
             var dashboardSignals = sigset_t()
             sigemptyset(&dashboardSignals)
             for signal in [SIGWINCH, SIGINT, SIGTERM, SIGHUP] { sigaddset(&dashboardSignals, signal) }
+            let chosenSource: DashboardSource
+            if host.isEmpty {
+                chosenSource = try LocalStateSource(reader: reader)
+            } else {
+                let sshCommand = environment["BGTOP_SSH_COMMAND"]
+                chosenSource = RemoteHosts(host.map { SSHLaunch(host: $0, sshCommand: sshCommand, remoteBgctl: remoteBgctl ?? "bgctl",
+                                                                state: state, config: config) },
+                                           environment: environment)
+            }
+            source = chosenSource
             let loop = try DashboardLoop(
-                terminal: terminal, reader: reader, watch: try StateWatch(paths: reader.paths, appsDirectory: reader.appsDirectory),
-                dispatch: try CommandDispatch(paths: reader.paths), themes: ThemeRotation(first: chosen, others: others),
+                terminal: terminal, source: chosenSource, themes: ThemeRotation(first: chosen, others: others),
                 readOnly: readOnly, signals: dashboardSignals, initialStatus: themeProblem,
                 stateRead: demoEnvironment.map { demo in { demo.stateWasRead(transfers: $0.transfers) } })
             signal = loop.run()
+            // ssh is ended and reaped whatever ended the loop (q, SIGTERM, SIGHUP).
+            chosenSource.close()
         } catch {
+            source?.close()
             terminal.close()
             demoEnvironment?.stop()
             fail("\(error)")
@@ -114,8 +137,22 @@ struct BGTopCommand: ParsableCommand {
         }
     }
 
-    private func fail(_ message: String) -> Never {
+    /// `--host` and what goes with it, checked before anything starts: one line and exit 2.
+    private func checkRemoteOptions() throws {
+        if host.isEmpty { fail("--remote-bgctl needs --host", status: 2) }
+        if demo { fail("--demo and --host do not mix: the demo runs its own scheduler on this machine", status: 2) }
+        if batch { fail("--batch reads this machine's state; for another's run: ssh HOST bgtop --batch", status: 2) }
+        for name in host {
+            if let problem = SSHLaunch.problem(with: name) { fail(problem, status: 2) }
+        }
+        if Set(host).count != host.count { fail("--host given twice for the same machine", status: 2) }
+        if let remoteBgctl, remoteBgctl.isEmpty || remoteBgctl.contains(where: { $0.isNewline || $0 == "\0" }) {
+            fail("bad --remote-bgctl: a path without newlines is needed", status: 2)
+        }
+    }
+
+    private func fail(_ message: String, status: Int32 = 1) -> Never {
         FileHandle.standardError.write(Data("bgtop: \(message)\n".utf8))
-        Foundation.exit(1)
+        Foundation.exit(status)
     }
 }

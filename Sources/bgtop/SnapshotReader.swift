@@ -1,15 +1,18 @@
 import Dashboard
 import Foundation
 import SchedulerCore
+import StateFeed
 import TaskState
 
 /// Turns state into a dashboard snapshot, with each request's blockers worked out by the
-/// scheduler's own policy. Read-only: the dashboard never writes state, only commands.
+/// scheduler's own policy. Read-only: the dashboard never writes state, only commands. A state
+/// directory watched over ssh (``RemoteHost``) goes through the same ``build(_:events:settings:catalog:stateDirectory:schedulerPID:directoryProblem:now:)``,
+/// with the settings and manifests the watch sends.
 ///
 /// The settings and manifests the policy needs are read once and again only when the config's
 /// `apps/` folder changes (``reloadConfiguration()``), not for every snapshot.
 struct SnapshotReader {
-    static let eventLimit = 500
+    static let eventLimit = StateMirror.eventLimit
 
     let paths: StatePaths
     let configDirectory: String
@@ -45,16 +48,17 @@ struct SnapshotReader {
 
     /// The dashboard snapshot for state already in memory (see ``StateMirror``).
     func build(from snapshot: StateSnapshot, events: [Event], history: RunHistory? = nil, now: Date = Date()) -> DashboardSnapshot {
+        Self.build(snapshot, events: events, history: history, settings: settings, catalog: catalog, stateDirectory: paths.root,
+                   schedulerPID: StateLock.holder(paths), directoryProblem: DirectoryProblem.describe(paths.root), now: now)
+    }
+
+    /// The dashboard snapshot for `snapshot` of the state directory `stateDirectory`, wherever it is.
+    static func build(_ snapshot: StateSnapshot, events: [Event], history: RunHistory? = nil, settings: SchedulerSettings,
+                      catalog: ManifestCatalog, stateDirectory: String, schedulerPID: Int32?, directoryProblem: String?,
+                      now: Date) -> DashboardSnapshot {
         var problem: String?
-        var info = stat()
-        if lstat(paths.root, &info) != 0 {
-            problem = errno == ENOENT ? "state directory \(paths.root) does not exist yet: start bgtaskd"
-                                      : "cannot read \(paths.root): \(String(cString: strerror(errno)))"
-            return DashboardSnapshot(now: now, stateDirectory: paths.root, problem: problem)
-        }
-        if access(paths.root, R_OK | X_OK) != 0 {
-            return DashboardSnapshot(now: now, stateDirectory: paths.root,
-                                     problem: "cannot read \(paths.root): \(String(cString: strerror(errno)))")
+        if let directoryProblem {
+            return DashboardSnapshot(now: now, stateDirectory: stateDirectory, problem: directoryProblem)
         }
         let state = SchedulerState(reading: snapshot, settings: settings, catalog: catalog, now: now)
         let pending = snapshot.requests.map { request in
@@ -72,15 +76,14 @@ struct SnapshotReader {
             let blockers = state.transferBlockers(for: transfer, at: now)
             if !blockers.isEmpty { transferBlockers[transfer.key] = blockers }
         }
-        let schedulerPID = StateLock.holder(paths)
         if let first = snapshot.unreadable.first {
             let more = snapshot.unreadable.count > 1 ? " and \(snapshot.unreadable.count - 1) more" : ""
             problem = "unreadable state file \(first.path)\(more): \(first.reason)"
         } else if schedulerPID == nil {
-            problem = "bgtaskd is not running for \(paths.root): showing the last recorded state"
+            problem = "bgtaskd is not running for \(stateDirectory): showing the last recorded state"
         }
         var built = DashboardSnapshot(
-            now: now, stateDirectory: paths.root, schedulerPID: schedulerPID, heartbeat: snapshot.heartbeat,
+            now: now, stateDirectory: stateDirectory, schedulerPID: schedulerPID, heartbeat: snapshot.heartbeat,
             conditions: snapshot.conditions, pending: pending, tasks: snapshot.tasks, transfers: snapshot.transfers,
             transferBlockers: transferBlockers, events: events,
             apps: AppRows.build(state: state, records: snapshot.apps, catalog: catalog, now: now), problem: problem)

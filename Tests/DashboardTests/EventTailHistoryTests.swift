@@ -1,5 +1,6 @@
 import Dashboard
 import Foundation
+import StateFeed
 import Testing
 import TaskState
 

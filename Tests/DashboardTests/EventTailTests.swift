@@ -1,4 +1,4 @@
-import Dashboard
+import StateFeed
 import Foundation
 import Testing
 import TaskState

@@ -148,6 +148,10 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
         // Events: select the third-newest event through the view's own row ids.
         let events = busy.rows(.events, state: focused(.events, id: nil))
         cases.append(GoldenCase(name: "focusEvents", snapshot: busy, state: focused(.events, id: events.ids[2])))
+        cases.append(GoldenCase(name: "remoteHosts", snapshot: Fixtures.remoteHosts, state: DashboardState()))
+        cases.append(GoldenCase(name: "remoteHostLost", snapshot: Fixtures.remoteHostLost, state: DashboardState()))
+        cases.append(GoldenCase(name: "remoteHostsMono", snapshot: Fixtures.remoteHosts, state: DashboardState(), theme: .monochrome,
+                                glyphs: .ascii, sizes: [ScreenSize(width: 160, height: 48)]))
         return cases
     }()
 }

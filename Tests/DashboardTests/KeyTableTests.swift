@@ -168,6 +168,11 @@ struct KeyTableHandlingTests {
                 #expect(effects.isEmpty && h.state.status?.isError == true)
             }
             return
+        case .switchHost:
+            // The shell knows the hosts; the view only asks.
+            #expect(effects == [.switchHost])
+            #expect(h.state == before)
+            return
         }
         #expect(effects.isEmpty)
     }

@@ -1,4 +1,5 @@
 import Dashboard
+import StateFeed
 import Foundation
 import Testing
 import TaskState

@@ -40,6 +40,13 @@ int bg_pidfd_is_running(int pidfd);
 int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
              int stdout_fd, int stderr_fd);
 
+/// posix_spawn in a new session (no controlling terminal, so a program such as ssh cannot read
+/// the terminal a dashboard owns), with an empty signal mask and default signal handlers,
+/// stdin, stdout and stderr on the given descriptors and no descriptors beyond 0-2.
+/// Returns 0 or an errno value.
+int bg_spawn_session(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+                     int stdin_fd, int stdout_fd, int stderr_fd);
+
 /// On SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP: runs `cleanup` once, then hands the
 /// signal to the handler that was installed before (the Swift runtime's backtracer, or the default).
 void bg_install_crash_cleanup(void (*cleanup)(void));

@@ -3,26 +3,26 @@ import TaskState
 
 /// inotify over the state directory and its per-app folders, so a change is on screen at once
 /// without polling. New per-app folders are watched as they appear.
-final class StateWatch {
-    let watcher: ChangeWatcher
+public final class StateWatch {
+    public let watcher: ChangeWatcher
     private let paths: StatePaths
     private var watched: Set<String> = []
 
     /// The config's `apps/` folder: manifests decide the `noManifest` blocker.
-    let appsDirectory: String
+    public let appsDirectory: String
 
-    init(paths: StatePaths, appsDirectory: String) throws {
+    public init(paths: StatePaths, appsDirectory: String) throws {
         self.paths = paths
         self.appsDirectory = appsDirectory
         watcher = try ChangeWatcher()
         refreshWatches()
     }
 
-    var descriptor: Int32 { watcher.descriptor }
+    public var descriptor: Int32 { watcher.descriptor }
 
     /// Adds watches for folders that exist now and are not watched yet (the state directory may
     /// appear after the dashboard starts).
-    func refreshWatches() {
+    public func refreshWatches() {
         let mask = ChangeWatcher.defaultMask | UInt32(IN_MODIFY)
         var wanted = [paths.root, paths.requests, paths.tasks, paths.transfers, paths.pushes, paths.usage, paths.apps, appsDirectory]
         // A state directory that does not exist yet: watch where it will appear.
@@ -37,7 +37,7 @@ final class StateWatch {
     }
 
     /// Drains pending changes; returns those that matter to the view.
-    func drain() -> [ChangeWatcher.Change] {
+    public func drain() -> [ChangeWatcher.Change] {
         let changes = watcher.drain()
         guard !changes.isEmpty else { return [] }
         // Only a folder appearing or going can call for a new watch; looking for new per-app

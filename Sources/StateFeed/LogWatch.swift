@@ -4,20 +4,20 @@ import TaskState
 /// inotify on the log the pager shows, while it is open: a write, a truncation, or the log being
 /// replaced (rotated) or removed wakes the dashboard; nothing polls. The `logs/` folder is watched
 /// rather than the file, so a log that appears or is replaced is seen too.
-final class LogWatch {
+public final class LogWatch {
     private let paths: StatePaths
     private var watcher: ChangeWatcher?
-    private(set) var app: Identifier?
+    public private(set) var app: Identifier?
 
-    init(paths: StatePaths) {
+    public init(paths: StatePaths) {
         self.paths = paths
     }
 
     /// The descriptor to poll; -1 while nothing is followed.
-    var descriptor: Int32 { watcher?.descriptor ?? -1 }
+    public var descriptor: Int32 { watcher?.descriptor ?? -1 }
 
     /// Follows `app`'s log, or nothing; the inotify instance exists only while a log is followed.
-    func follow(_ app: Identifier?) {
+    public func follow(_ app: Identifier?) {
         guard app != self.app else { return }
         self.app = app
         watcher = nil
@@ -29,7 +29,7 @@ final class LogWatch {
     }
 
     /// Drains inotify; whether the followed log changed.
-    func drain() -> Bool {
+    public func drain() -> Bool {
         guard let watcher, let app else { return false }
         var changed = false
         for change in watcher.drain() {

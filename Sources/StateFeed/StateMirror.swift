@@ -1,37 +1,43 @@
-import Dashboard
 import Foundation
 import TaskState
 
 /// The dashboard's copy of the state directory, kept current file by file from inotify's
 /// reports, so a change costs reading that file rather than the whole directory (10 000 pending
 /// requests take over 100 ms to read in full), and new events cost reading what was appended.
-final class StateMirror {
-    let paths: StatePaths
+/// `bgtop` keeps one; so does `bgctl watch`, which sends what changed in it to a `bgtop --host`.
+public final class StateMirror {
+    /// How many of the newest events are kept: as many as the dashboard shows.
+    public static let eventLimit = 500
+
+    public let paths: StatePaths
     private var requests: [TaskKey: PendingRequest] = [:]
     private var tasks: [TaskKey: LaunchedTask] = [:]
     private var transfers: [TaskKey: TransferRecord] = [:]
     private var apps: [Identifier: AppRecord] = [:]
     private var pushes: [TaskKey: HeldPush] = [:]
     private var usage: [Identifier: UsageHistory] = [:]
-    private(set) var snapshot = StateSnapshot()
+    public private(set) var snapshot = StateSnapshot()
     private let eventTail: EventTail
 
     /// - Parameter history: the timeline's history to keep from the event log (see ``EventTail``).
-    init(paths: StatePaths, history: RunHistory? = nil) {
+    public init(paths: StatePaths, history: RunHistory? = nil) {
         self.paths = paths
-        eventTail = EventTail(paths: paths, limit: SnapshotReader.eventLimit, history: history)
+        eventTail = EventTail(paths: paths, limit: Self.eventLimit, history: history)
         reloadAll()
     }
 
     /// The most recent events, oldest first.
-    var events: [Event] { eventTail.events }
+    public var events: [Event] { eventTail.events }
+
+    /// The event log's tail, for readers that send only what was appended (``EventTail/position``).
+    public var eventPosition: EventTail.Position { eventTail.position }
 
     /// Every app's runs over the last hours, when the mirror keeps them.
-    var history: RunHistory? { eventTail.history }
+    public var history: RunHistory? { eventTail.history }
 
     /// Reads every state file again. The event log is not read again: its tail follows the file
     /// itself, whatever inotify missed.
-    func reloadAll() {
+    public func reloadAll() {
         let loaded = StateSnapshot.load(paths)
         requests = Dictionary(loaded.requests.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         tasks = Dictionary(loaded.tasks.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
@@ -44,7 +50,7 @@ final class StateMirror {
     }
 
     /// Reads each file the changes name, once.
-    func apply(_ changes: StateChangeSet) {
+    public func apply(_ changes: StateChangeSet) {
         if changes.everything {
             reloadAll()
             return

@@ -25,6 +25,18 @@ public final class EventTail {
     public private(set) var history: RunHistory?
     /// At most this many rotated logs are read back for the history.
     public static let historyFiles = 16
+
+    /// Where the tail stands, so a reader that sent ``events`` once can later send only what was
+    /// appended since: the same `reloads` and a larger `appended` mean the newest
+    /// `appended - earlier.appended` events are new (all of them when that is more than `limit`).
+    public struct Position: Sendable, Hashable {
+        /// How many times the log was read again from its start (``reload()``).
+        public var reloads: Int
+        /// Events added since that read.
+        public var appended: Int
+    }
+
+    public private(set) var position = Position(reloads: 0, appended: 0)
     private var descriptor: Int32 = -1
     /// Bytes read from `descriptor` so far.
     private var offset: Int64 = 0
@@ -60,6 +72,7 @@ public final class EventTail {
                 if generation == 1 { rotated[1] = data }
             }
         }
+        position = Position(reloads: position.reloads + 1, appended: 0)
         open()
         _ = readAppended()
         // Older events from the rotated files, newest file first, until there are enough.
@@ -156,6 +169,7 @@ public final class EventTail {
         history?.apply(lines: complete)
         let fresh = Self.decodeLast(limit, linesOf: complete)
         guard !fresh.isEmpty else { return false }
+        position.appended += fresh.count
         events.append(contentsOf: fresh)
         if events.count > limit { events.removeFirst(events.count - limit) }
         return true

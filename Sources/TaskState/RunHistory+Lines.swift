@@ -1,5 +1,4 @@
 import Foundation
-import TaskState
 
 extension RunHistory {
     /// Applies the complete lines of an event log excerpt, in order. Only lines whose `type` is

@@ -1,0 +1,120 @@
+import Foundation
+import TaskState
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `bgctl watch --json` started with pipes on its stdin and stdout, as ssh would start it:
+/// lines are written to it and read from it with a time limit. Ended (and reaped) by ``end()``
+/// or when the test lets go of it.
+final class FeedProcess: @unchecked Sendable {
+    let pid: pid_t
+    private var input: Int32
+    private var output: Int32
+    private var buffered = Data()
+    private var status: Int32?
+    let stderrPath: String
+
+    init(_ env: TestEnvironment, arguments: [String] = ["watch", "--json"]) throws {
+        var stdinPipe: [Int32] = [-1, -1], stdoutPipe: [Int32] = [-1, -1]
+        guard pipe(&stdinPipe) == 0, pipe(&stdoutPipe) == 0 else { throw TestFailure("pipe: \(errno)") }
+        // Ours only: the spawn hands the child its copies, and nothing else the tests start inherits them.
+        for end in stdinPipe + stdoutPipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        stderrPath = "\(env.root)/watch-\(UUID().uuidString.prefix(6)).err"
+        let errors = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        defer { close(errors) }
+        var environment = BoundedProcess.environment
+        environment["BGTASK_LAUNCH_TOKEN"] = nil
+        let started = ProcessSpawn.startInSession(
+            TestEnvironment.binaries + "/bgctl", arguments: arguments + ["--state", env.state, "--config", env.config],
+            environment: environment, stdin: stdinPipe[0], stdout: stdoutPipe[1], stderr: errors)
+        close(stdinPipe[0])
+        close(stdoutPipe[1])
+        input = stdinPipe[1]
+        output = stdoutPipe[0]
+        switch started {
+        case .success(let pid): self.pid = pid
+        case .failure(let error):
+            close(input)
+            close(output)
+            throw TestFailure("cannot start bgctl watch: \(error)")
+        }
+    }
+
+    deinit { end() }
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Writes `text` as is (add the newline yourself).
+    func write(_ text: String) { write(Data(text.utf8)) }
+
+    func write(_ data: Data) {
+        var offset = 0
+        while offset < data.count {
+            let n = data.withUnsafeBytes { Glibc.write(input, $0.baseAddress! + offset, data.count - offset) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// Closes the watch's stdin.
+    func closeInput() {
+        if input >= 0 { close(input) }
+        input = -1
+    }
+
+    /// Closes the reading end of the watch's stdout: its next write fails with EPIPE.
+    func closeOutput() {
+        if output >= 0 { close(output) }
+        output = -1
+    }
+
+    /// The next line, parsed; throws when none comes within `timeout` seconds.
+    func nextLine(timeout: TimeInterval = 10) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffered.firstIndex(of: 0x0A) {
+                let line = buffered[buffered.startIndex..<newline]
+                buffered = Data(buffered[buffered.index(after: newline)...])
+                guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+                    throw TestFailure("not a JSON object: \(String(decoding: line, as: UTF8.self))")
+                }
+                return object
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw TestFailure("no line within \(timeout) s; stderr: \(stderr)") }
+            var poll = KernelPoll<Int>()
+            poll.watch(0, output)
+            // Read only what poll says is there: a read of an empty pipe would wait past the limit.
+            guard poll.wait(milliseconds: Int32(remaining * 1000) + 1)?.isEmpty == false else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = read(output, &chunk, chunk.count)
+            if n == 0 { throw TestFailure("the watch ended its output; stderr: \(stderr)") }
+            if n > 0 { buffered.append(contentsOf: chunk[0..<n]) }
+        }
+    }
+
+    /// The next line whose `type` is `type`, skipping others; throws after `timeout` seconds.
+    func next(_ type: String, timeout: TimeInterval = 10, where condition: ([String: Any]) -> Bool = { _ in true }) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let line = try nextLine(timeout: max(0.01, deadline.timeIntervalSinceNow))
+            if line["type"] as? String == type && condition(line) { return line }
+        }
+    }
+
+    /// Waits up to `timeout` seconds for the watch to exit by itself; its status, or nil.
+    func waitForExit(timeout: TimeInterval) -> Int32? {
+        if let status { return status }
+        status = BoundedProcess.wait(pid, timeout: timeout)
+        return status
+    }
+
+    /// Ends the watch (SIGKILL when still running) and reaps it.
+    func end() {
+        closeInput()
+        closeOutput()
+        if status == nil { status = BoundedProcess.end(pid) }
+    }
+}
