@@ -61,6 +61,11 @@ enum RemoteLatency {
             let seen = try waitFor([local: identifier, remote: identifier], timeout: 10)
             result.local.append(seen[local.name]! - start)
             result.remote.append(seen[remote.name]! - start)
+            // An app may hold only so many pending processing requests: each goes once it is seen.
+            let cancelled = try Spawn.run(bgctl, ["cancel", "--app", app, "--id", identifier,
+                                                  "--state", root + "/state", "--config", root + "/config"],
+                                          environment: ProcessInfo.processInfo.environment)
+            guard cancelled.0 == 0 else { throw BenchError("bgctl cancel failed: \(cancelled.2)") }
         }
         return result
     }
