@@ -148,8 +148,13 @@ int bg_pidfd_is_running(int pidfd) {
     return ready == 0;
 }
 
-int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
-             int stdout_fd, int stderr_fd) {
+// Both spawns: an empty signal mask (the parents block the signals they read through
+// signalfd) and default handlers; either a process group of its own (so a whole app can be
+// killed at once) or a session of its own (ssh, kept off the dashboard's terminal); stdin from
+// `stdin_fd`, or /dev/null when it is -1; nothing else the parent has open leaks in (an inherited
+// pipe would keep a reader of that pipe waiting for as long as the child lives).
+static int spawn_child(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+                       int stdin_fd, int stdout_fd, int stderr_fd, int new_session) {
     posix_spawnattr_t attr;
     posix_spawn_file_actions_t actions;
     int rc = posix_spawnattr_init(&attr);
@@ -157,21 +162,19 @@ int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[
     rc = posix_spawn_file_actions_init(&actions);
     if (rc != 0) { posix_spawnattr_destroy(&attr); return rc; }
 
-    // The child gets its own process group (so the whole app can be killed at once), an empty
-    // signal mask (the daemon blocks the signals it reads through signalfd) and default handlers.
     sigset_t empty, all;
     sigemptyset(&empty);
     sigfillset(&all);
-    posix_spawnattr_setpgroup(&attr, 0);
+    if (!new_session) posix_spawnattr_setpgroup(&attr, 0);
     posix_spawnattr_setsigmask(&attr, &empty);
     posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setflags(&attr, (new_session ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP)
+                                    | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (stdin_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
+    else posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
     if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
-    // Nothing else the daemon has open leaks into apps (an inherited pipe would keep a reader of
-    // that pipe waiting for as long as the app lives).
     posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 
     rc = posix_spawn(pid, path, &actions, &attr, argv, envp);
@@ -180,31 +183,14 @@ int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[
     return rc;
 }
 
+int bg_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+             int stdout_fd, int stderr_fd) {
+    return spawn_child(pid, path, argv, envp, -1, stdout_fd, stderr_fd, 0);
+}
+
 int bg_spawn_session(pid_t *pid, const char *path, char *const argv[], char *const envp[],
                      int stdin_fd, int stdout_fd, int stderr_fd) {
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_t actions;
-    int rc = posix_spawnattr_init(&attr);
-    if (rc != 0) return rc;
-    rc = posix_spawn_file_actions_init(&actions);
-    if (rc != 0) { posix_spawnattr_destroy(&attr); return rc; }
-
-    sigset_t empty, all;
-    sigemptyset(&empty);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &empty);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-    posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
-    posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
-    posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-
-    rc = posix_spawn(pid, path, &actions, &attr, argv, envp);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    return rc;
+    return spawn_child(pid, path, argv, envp, stdin_fd, stdout_fd, stderr_fd, 1);
 }
 
 static volatile sig_atomic_t signal_pipe_fds[65];
