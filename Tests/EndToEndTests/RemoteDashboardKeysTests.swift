@@ -29,8 +29,13 @@ import Glibc
         try tmux.waitFor("bgtop exited 0", timeout: 10)
         #expect(server.clients().isEmpty, "an ssh client outlived bgtop")
         try env.waitUntil("the remote watch to end") {
-            server.processes { $0.contains("watch") && $0.contains(env.state) }.isEmpty
+            remoteWatches(env, server).isEmpty
         }
+    }
+
+    /// The `bgctl watch` processes ssh started on "the remote side".
+    private func remoteWatches(_ env: TestEnvironment, _ server: LoopbackSSHServer) -> [pid_t] {
+        server.processes { $0.first?.hasSuffix("/bgctl") == true && $0.contains("watch") && $0.contains(env.state) }
     }
 
     /// Whether the remote `bgctl apps --json` says the app's background work is on.
@@ -205,6 +210,22 @@ import Glibc
             screen.split(separator: "\n").contains { $0.hasPrefix("│▶needle from the start of \(chatty)-") }
         }
         #expect(found.contains("paused"), "a match above the end stops following: \(found)")
+
+        // A read under way when the connection ends, and lines written while it is down: once
+        // connected again the pager shows the log's end, and follows it. (The remote watch is
+        // stopped so that G's read is certainly unanswered when ssh is killed.)
+        let watches = remoteWatches(env, server)
+        #expect(watches.count == 1, "remote watches: \(watches)")
+        for watch in watches { kill(watch, SIGSTOP) }
+        tmux.send("G")
+        try append("written while the connection was down\n", to: logPath)
+        for client in server.clients() { kill(client, SIGKILL) }
+        for watch in watches { kill(watch, SIGCONT) }
+        // (The pager covers the header: the new connection is seen as a new remote watch.)
+        try env.waitUntil("a new remote watch", timeout: 15) { !remoteWatches(env, server).filter { !watches.contains($0) }.isEmpty }
+        try tmux.waitForScreen("the log's end read again", timeout: 10) { $0.contains("written while the connection was down") && $0.contains("following") }
+        try append("written after the connection came back\n", to: logPath)
+        try tmux.waitFor("written after the connection came back")
         tmux.send("Escape")
         try tmux.waitForScreen("the panels again") { $0.contains("Running handlers (1)") && !$0.contains("logs/\(chatty).log") }
 
