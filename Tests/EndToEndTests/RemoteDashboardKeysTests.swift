@@ -71,7 +71,8 @@ import Glibc
         return line
     }
 
-    /// `5`, `d`, `y` and `C`, `n`, `x` act on the remote scheduler, through the connection.
+    /// `5`, `d`, `y` and `C`, `n`, `x` act on the remote scheduler, through the connection;
+    /// Enter shows the remote app's detail.
     @Test func appsAndConditionsKeysActOnTheRemoteScheduler() throws {
         let env = try TestEnvironment()
         let app = "com.example.toggle"
@@ -108,6 +109,12 @@ import Glibc
         let refused = try env.bgctl("submit", "--app", app, "--id", "\(app).refresh", "--kind", "refresh")
         #expect(refused.status != 0 && refused.stderr.contains("unavailable"), "\(refused)")
         try tmux.waitFor("unavailable: background work is switched off for \(app)")
+        // Enter: the app's detail, from the record and the manifest the feed carries.
+        tmux.send("Enter")
+        let detail = try tmux.waitFor("off: nothing is launched (d switches it on)")
+        #expect(detail.contains("\(env.root)/\(app).sh"), "the remote manifest's executable: \(detail)")
+        tmux.send("Escape")
+        try tmux.waitForScreen("the detail to close") { !$0.contains("off: nothing is launched") }
 
         // And back on.
         tmux.send("d")
