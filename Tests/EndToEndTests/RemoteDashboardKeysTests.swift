@@ -89,21 +89,21 @@ import Glibc
 
         // 5: the remote apps, the app selected.
         tmux.send("5")
-        let on = try tmux.waitForScreen("the remote app in the focused apps panel") { screen in
-            screen.contains("5 Apps (1)") && self.appLine(app, screen)?.contains("▶") == true
+        // (Every check of the screen is in the condition waited for: a screen caught while it is
+        // drawn holds only part of the new picture.)
+        try tmux.waitForScreen("the remote app, on, in the focused apps panel") { screen in
+            screen.contains("5 Apps (1)") && self.appLine(app, screen).map { $0.contains("▶") && $0.contains(" yes ") } == true
         }
-        #expect(appLine(app, on)?.contains(" yes ") == true, "\(on)")
 
         // d, y: switched off on the remote side; the status line has the remote scheduler's answer.
         tmux.send("d")
         try tmux.waitFor("Switch background work for \(app) off?")
         tmux.send("y")
         try env.waitUntil("the remote scheduler to switch the app off") { try isEnabled(app, in: env) == false }
-        let off = try tmux.waitForScreen("the panel to show the app off") { screen in
-            self.appLine(app, screen)?.contains(" no ") == true
+        try tmux.waitForScreen("the panel to show the app off, the question gone, the answer") { screen in
+            self.appLine(app, screen)?.contains(" no ") == true && !screen.contains("Switch background work")
+                && screen.contains("\(app) disabled")
         }
-        #expect(!off.contains("Switch background work"), "the question is gone")
-        try tmux.waitFor("\(app) disabled")
         // What the switch means there: the remote scheduler refuses the app's requests, and its
         // event comes over the feed.
         let refused = try env.bgctl("submit", "--app", app, "--id", "\(app).refresh", "--kind", "refresh")
@@ -111,8 +111,9 @@ import Glibc
         try tmux.waitFor("unavailable: background work is switched off for \(app)")
         // Enter: the app's detail, from the record and the manifest the feed carries.
         tmux.send("Enter")
-        let detail = try tmux.waitFor("off: nothing is launched (d switches it on)")
-        #expect(detail.contains("\(env.root)/\(app).sh"), "the remote manifest's executable: \(detail)")
+        try tmux.waitForScreen("the detail with the remote manifest's executable") { screen in
+            screen.contains("off: nothing is launched (d switches it on)") && screen.contains("\(env.root)/\(app).sh")
+        }
         tmux.send("Escape")
         try tmux.waitForScreen("the detail to close") { !$0.contains("off: nothing is launched") }
 
@@ -190,10 +191,10 @@ import Glibc
         // first line under it.
         tmux.send("2")
         tmux.send("o")
-        let opened = try tmux.waitForScreen("the remote log at the launch") { screen in
-            screen.contains("--- bgtaskd: launch \(chatty)-") && screen.contains("needle from the start of \(chatty)-")
+        try tmux.waitForScreen("the remote log at the launch") { screen in
+            screen.contains("logs/\(chatty).log") && screen.contains("--- bgtaskd: launch \(chatty)-")
+                && screen.contains("needle from the start of \(chatty)-")
         }
-        #expect(opened.contains("logs/\(chatty).log"))
         tmux.send("Escape")
         try tmux.waitFor("Running handlers (1)")
 
@@ -213,10 +214,10 @@ import Glibc
         tmux.send("/")
         tmux.type("needle from")
         tmux.send("Enter")
-        let found = try tmux.waitForScreen("the match read from the remote log") { screen in
-            screen.split(separator: "\n").contains { $0.hasPrefix("│▶needle from the start of \(chatty)-") }
+        // A match above the end stops following.
+        try tmux.waitForScreen("the match read from the remote log") { screen in
+            screen.split(separator: "\n").contains { $0.hasPrefix("│▶needle from the start of \(chatty)-") } && screen.contains("paused")
         }
-        #expect(found.contains("paused"), "a match above the end stops following: \(found)")
 
         // A read under way when the connection ends, and lines written while it is down: once
         // connected again the pager shows the log's end, and follows it. (The remote watch is
@@ -230,7 +231,9 @@ import Glibc
         for watch in watches { kill(watch, SIGCONT) }
         // (The pager covers the header: the new connection is seen as a new remote watch.)
         try env.waitUntil("a new remote watch", timeout: 15) { !remoteWatches(env, server).filter { !watches.contains($0) }.isEmpty }
-        try tmux.waitForScreen("the log's end read again", timeout: 10) { $0.contains("written while the connection was down") && $0.contains("following") }
+        try tmux.waitForScreen("the log's end read again", timeout: 10) { screen in
+            screen.contains("written while the connection was down") && screen.contains("following")
+        }
         try append("written after the connection came back\n", to: logPath)
         try tmux.waitFor("written after the connection came back")
         tmux.send("Escape")
@@ -247,9 +250,10 @@ import Glibc
         #expect(lane(chatty, in: timeline)?.contains("▒") == false, "not drawn as still running: \(timeline)")
         // The first lane (chatty's): its one run, expired, launched by simulate-launch.
         tmux.send("Enter")
-        let listed = try tmux.waitFor("runs of \(chatty) in this window")
-        let run = listed.split(separator: "\n").first { $0.contains(identifier) }
-        #expect(run?.contains("expired") == true && run?.contains("simulated") == true, "\(listed)")
+        try tmux.waitForScreen("the lane's run listed: expired, simulated") { screen in
+            let run = screen.split(separator: "\n").first { $0.contains(identifier) }
+            return screen.contains("runs of \(chatty) in this window") && run?.contains("expired") == true && run?.contains("simulated") == true
+        }
         tmux.send("Escape")
         try tmux.waitForScreen("the panels again") { $0.contains("Pending requests") && !$0.contains("Timeline ─") }
         try quit(tmux, env, server)
