@@ -220,17 +220,28 @@ import Glibc
         }
 
         // A read under way when the connection ends, and lines written while it is down: once
-        // connected again the pager shows the log's end, and follows it. (The remote watch is
-        // stopped so that G's read is certainly unanswered when ssh is killed.)
+        // connected again the pager shows the log's end, and follows it. The remote watch is
+        // stopped, so G's read is certainly unanswered; bgtop is stopped while ssh is killed and
+        // the next G typed, so that key's read is written to the dead ssh before bgtop sees it
+        // exit (keys come first): an EPIPE to handle, not a SIGPIPE that ends bgtop.
         let watches = remoteWatches(env, server)
         #expect(watches.count == 1, "remote watches: \(watches)")
+        let dashboards = server.processes { $0.first?.hasSuffix("/bgtop") == true && $0.contains(env.state) }
+        #expect(dashboards.count == 1, "bgtop: \(dashboards)")
         for watch in watches { kill(watch, SIGSTOP) }
         tmux.send("G")
+        try tmux.waitForScreen("G's read sent") { $0.contains("following") }
         try append("written while the connection was down\n", to: logPath)
+        for dashboard in dashboards { kill(dashboard, SIGSTOP) }
         for client in server.clients() { kill(client, SIGKILL) }
+        tmux.send("G")
+        for dashboard in dashboards { kill(dashboard, SIGCONT) }
         for watch in watches { kill(watch, SIGCONT) }
         // (The pager covers the header: the new connection is seen as a new remote watch.)
-        try env.waitUntil("a new remote watch", timeout: 15) { !remoteWatches(env, server).filter { !watches.contains($0) }.isEmpty }
+        try env.waitUntil("a new remote watch", timeout: 15) {
+            if !dashboards.allSatisfy(processIsAlive) { throw TestFailure("bgtop ended when its ssh was killed:\n\(tmux.screen())") }
+            return !remoteWatches(env, server).filter { !watches.contains($0) }.isEmpty
+        }
         try tmux.waitForScreen("the log's end read again", timeout: 10) { screen in
             screen.contains("written while the connection was down") && screen.contains("following")
         }
