@@ -4,8 +4,8 @@ import TaskState
 
 /// The lines of `bgctl watch --json` (see `docs/cli.md#bgctl-watch`): each one JSON object on one
 /// line with a `type`. The watch writes a ``FeedSnapshot`` first, then a ``FeedChange`` whenever
-/// the state directory changes, and a ``FeedResult`` or ``FeedError`` for each request line it
-/// reads (``FeedRequest``).
+/// the state directory changes, a ``FeedResult``, ``FeedLog`` or ``FeedError`` for each request
+/// line it reads (``FeedRequest``), and a ``FeedLogChanged`` whenever the followed log changes.
 public enum WatchFeed {
     /// The `version` of the snapshot line. A reader refuses a feed with a version it does not know.
     public static let version = 1

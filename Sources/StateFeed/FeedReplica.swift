@@ -34,7 +34,8 @@ public struct FeedReplica {
     public enum Answer: Sendable, Equatable {
         case result(FeedResult)
         case error(FeedError)
-        case log(LogExcerpt)
+        /// A `log` line: the excerpt, with the request's `id` when it had one.
+        case log(id: String?, LogExcerpt)
         case logChanged(Identifier)
     }
 
@@ -68,7 +69,8 @@ public struct FeedReplica {
             case "error":
                 return .error(try JSONFormat.decode(FeedError.self, from: line))
             case "log":
-                return .log(try JSONFormat.decode(FeedLog.self, from: line).excerpt)
+                let answer = try JSONFormat.decode(FeedLog.self, from: line)
+                return .log(id: answer.id, answer.excerpt)
             case "logChanged":
                 return .logChanged(try JSONFormat.decode(FeedLogChanged.self, from: line).app)
             default:

@@ -42,6 +42,10 @@ final class RemoteHost {
     private var followedLog: Identifier?
     private var logExcerpts: [LogExcerpt] = []
     private var logChanged = false
+    /// Log reads sent and not yet answered, by request id: each is answered, if not by the watch
+    /// then here (with a problem) when it refuses the read or the connection ends, since the
+    /// pager waits for its answer before it reads again.
+    private var logReads: [String: LogRequest] = [:]
 
     init(launch: SSHLaunch, environment: [String: String]) {
         name = launch.host
@@ -83,12 +87,16 @@ final class RemoteHost {
                     switch try replica.apply(line: data) {
                     case .result(let result)?: answer(result)
                     case .error(let error)?: answer(error)
-                    case .log(let excerpt)?: logExcerpts.append(excerpt)
+                    case .log(let id, let excerpt)?:
+                        if let id { logReads[id] = nil }
+                        logExcerpts.append(excerpt)
                     case .logChanged(let app)?: if app == followedLog { logChanged = true }
                     case nil:
                         if case .connecting = connection, replica.hasSnapshot {
                             connection = .connected
                             retryDelay = Self.firstRetry
+                            // What was written while there was no connection was told to no one.
+                            if followedLog != nil { logChanged = true }
                         }
                         built = nil
                         changed = true
@@ -172,11 +180,19 @@ final class RemoteHost {
     /// cannot be sent is answered at once with nothing, so the pager does not wait.
     func readLog(_ request: LogRequest) {
         let fields: [String: Any]? = (try? JSONFormat.encodeLine(request)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        guard process != nil, case .connected = connection, let fields, queue(["type": "log", "request": fields]) else {
-            logExcerpts.append(LogExcerpt(app: request.app, serial: request.serial, position: request.position, file: nil, fileSize: 0,
-                                          lines: [], problem: "\(name) is not connected"))
+        let id = "log-\(nextRequest)"
+        guard process != nil, case .connected = connection, let fields, queue(["type": "log", "id": id, "request": fields]) else {
+            unanswered(request, problem: "\(name) is not connected")
             return
         }
+        nextRequest += 1
+        logReads[id] = request
+    }
+
+    /// Answers a log read the watch will not answer, so the pager shows why and can read again.
+    private func unanswered(_ request: LogRequest, problem: String) {
+        logExcerpts.append(LogExcerpt(app: request.app, serial: request.serial, position: request.position, file: nil, fileSize: 0,
+                                      lines: [], problem: problem))
     }
 
     /// Follows `app`'s log on the watched machine (`nil`: none).
@@ -266,6 +282,10 @@ final class RemoteHost {
             reports.append(.init(text: "\(summary): no answer, the connection to \(name) ended", isError: true))
         }
         outstanding = [:]
+        for (_, request) in logReads.sorted(by: { $0.key < $1.key }) {
+            unanswered(request, problem: "the connection to \(name) ended (\(why)); reading again once it is back")
+        }
+        logReads = [:]
         scheduleRetry(reason: why)
         reports.append(.init(text: "\(name): connection lost (\(why)); retrying in \(Int(retryDelayShown)) s", isError: true))
     }
@@ -305,6 +325,10 @@ final class RemoteHost {
     }
 
     private func answer(_ error: FeedError) {
+        if let id = error.id, let request = logReads.removeValue(forKey: id) {
+            unanswered(request, problem: "\(name): \(error.message)")
+            return
+        }
         let summary = error.id.flatMap { outstanding.removeValue(forKey: $0) } ?? "request"
         reports.append(.init(text: "\(summary): \(error.message)", isError: true))
     }

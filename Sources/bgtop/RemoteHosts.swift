@@ -11,6 +11,10 @@ final class RemoteHosts: DashboardSource {
     private var shown: [HostBadge.Connection] = []
 
     init(_ launches: [SSHLaunch], environment: [String: String]) {
+        // A request written to an ssh that has just died (a key handled before its exit is seen)
+        // is an EPIPE for the host to handle, not a SIGPIPE that ends bgtop. ssh itself starts
+        // with default handlers.
+        signal(SIGPIPE, SIG_IGN)
         hosts = launches.map { RemoteHost(launch: $0, environment: environment) }
     }
 

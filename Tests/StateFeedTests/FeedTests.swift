@@ -127,4 +127,17 @@ import Testing
         // A kind of line from a newer watch is passed over.
         #expect((try? replica.apply(line: Data(#"{"type":"progress","lines":[]}"#.utf8))) == .some(nil))
     }
+
+    /// A `log` line comes back with its request's id, so the reader knows which read it answers
+    /// (and which reads a lost connection left unanswered).
+    @Test func aLogLineIsAnsweredWithItsRequestsID() throws {
+        var replica = FeedReplica()
+        let app = try Identifier(validating: "com.example.weather")
+        let excerpt = LogExcerpt(app: app, serial: 3, position: .end, file: nil, fileSize: 0, lines: [])
+        let line = try JSONFormat.encodeLine(FeedLog(id: "log-7", excerpt: excerpt)).dropLast()
+        #expect(try replica.apply(line: line) == .log(id: "log-7", excerpt))
+        let unnamed = try JSONFormat.encodeLine(FeedLog(id: nil, excerpt: excerpt)).dropLast()
+        #expect(try replica.apply(line: unnamed) == .log(id: nil, excerpt))
+        #expect(try replica.apply(line: Data(#"{"type":"logChanged","app":"com.example.weather"}"#.utf8)) == .logChanged(app))
+    }
 }
