@@ -47,19 +47,22 @@ import Glibc
         try tmux.waitFor("Running handlers (0)")
 
         tmux.send("T")
-        let screen = try tmux.waitForScreen("the timeline's lanes") { screen in
+        // Every check is part of what is waited for: a screen caught mid-draw holds only part of it.
+        // The weather run is not drawn as still running (▒), and the legend explains the mark.
+        _ = try tmux.waitForScreen("the timeline's lanes") { screen in
             lane("com.example.weather", in: screen)?.contains("▓") == true && lane("com.example.early", in: screen)?.contains("█") == true
+                && lane("com.example.weather", in: screen)?.contains("▒") == false
+                && screen.contains("Timeline ─ 1 h") && screen.contains("▓ expired")
         }
-        #expect(screen.contains("Timeline ─ 1 h"))
-        #expect(lane("com.example.weather", in: screen)?.contains("▒") == false, "not drawn as still running")
-        #expect(screen.contains("▓ expired"), "the legend explains the mark")
 
         // The weather lane's runs: one, expired, launched by simulate-launch.
         tmux.send("j")
         tmux.send("Enter")
-        let listed = try tmux.waitFor("runs of com.example.weather in this window")
-        let run = listed.split(separator: "\n").first { $0.contains("com.example.weather.refresh") }
-        #expect(run?.contains("expired") == true && run?.contains("simulated") == true, "\(listed)")
+        _ = try tmux.waitForScreen("the weather lane's runs, expired and simulated") { screen in
+            let run = screen.split(separator: "\n").first { $0.contains("com.example.weather.refresh") }
+            return screen.contains("runs of com.example.weather in this window")
+                && run?.contains("expired") == true && run?.contains("simulated") == true
+        }
 
         // Esc closes it; q then quits bgtop.
         tmux.send("Escape")
