@@ -44,15 +44,21 @@ public enum ConditionsMenu {
         }
         guard case .character(let character) = key, let binding = keys.first(where: { $0.key == character }) else { return [] }
         guard let name = binding.condition else {
+            state.sentConditions = ConditionOverrides()
             return [.send(.clearConditions, summary: "clear every simulated condition")]
         }
         guard let conditions else {
             state.status = DashboardState.Status("conditions not measured yet: start bgtaskd", isError: true)
             return []
         }
+        // What the state shows now is no longer waited for.
+        for other in Conditions.Name.allCases where state.sentConditions[other] == conditions.effective[other] {
+            state.sentConditions[other] = nil
+        }
         var overrides = ConditionOverrides()
-        let flipped = !conditions.effective[name]
+        let flipped = !(state.sentConditions[name] ?? conditions.effective[name])
         overrides[name] = flipped
+        state.sentConditions[name] = flipped
         return [.send(.setConditions(overrides), summary: "simulate \(name.rawValue) \(value(name, flipped))")]
     }
 

@@ -52,6 +52,9 @@ public struct DashboardState: Sendable, Hashable {
     public var themeName: String
     /// The log pager's state while ``Overlay/logPager`` is open.
     public var logPager: LogPager?
+    /// Condition overrides the conditions menu sent that the state read since does not show yet:
+    /// a second press flips from what was sent, not again from the same stale snapshot.
+    public var sentConditions = ConditionOverrides()
 
     public init(readOnly: Bool = false, themeName: String = "default") {
         self.readOnly = readOnly

@@ -82,11 +82,11 @@ extension SchedulerState {
 
     mutating func throttle(_ appID: Identifier, cause: String, now: Date) {
         var record = app(appID)
-        record.killCount += 1
+        record.killCount = SafeNumber.sum(record.killCount, 1)
         record.throttleCause = cause
         record.activity = record.activity ?? AppActivity()
         record.activity?.count(.kill, at: now)
-        record.throttleLevel += 1
+        record.throttleLevel = SafeNumber.sum(max(record.throttleLevel, 0), 1)
         let delay = settings.throttleDelay(level: record.throttleLevel)
         record.throttledUntil = now.addingTimeInterval(delay)
         setApp(record)

@@ -115,7 +115,7 @@ extension SchedulerState {
             noteProcessStarted(plan, pid: pid, processGroup: processGroup, processStartTicks: processStartTicks, now: now)
         }
         var record = app(plan.app)
-        record.launchCount += 1
+        record.launchCount = SafeNumber.sum(record.launchCount, 1)
         record.lastLaunchAt = now
         record.lastLaunchReason = plan.reason
         record.activity = record.activity ?? AppActivity()

@@ -31,11 +31,19 @@ public struct RunHistory: Sendable {
     public static let maximumThrottlesPerApp = 64
     /// The release of a throttle of level N, as the scheduler's settings give it.
     private let throttleDelay: @Sendable (Int) -> TimeInterval
+    /// The wall clock: event times are input (a clock stepped back, a garbage line dated 9999),
+    /// and one far in the future must not age every run out of the window.
+    private let clock: @Sendable () -> Date
+    /// How far ahead of the wall clock an event may be dated and still count as the newest
+    /// (another host's clock, a small step back).
+    public static let futureTolerance: TimeInterval = 3600
 
     public private(set) var lanes: [Identifier: Lane] = [:]
     /// The open run of each task key: its app's lane and its sequence number there.
     private var open: [TaskKey: Int] = [:]
-    /// The times of the oldest and newest events applied (however old the runs kept).
+    /// The times of the oldest and newest events applied (however old the runs kept), leaving out
+    /// those dated more than ``futureTolerance`` ahead of the clock and, for the oldest, those
+    /// more than ``retention`` before the newest when they came.
     public private(set) var oldestEvent: Date?
     public private(set) var newestEvent: Date?
     /// Events applied, for the benchmark and tests.
@@ -43,16 +51,19 @@ public struct RunHistory: Sendable {
 
     /// - Parameter throttleDelay: the delay of a throttle of each level (the scheduler's settings'
     ///   `throttleDelay(level:)`); with the default, throttles are drawn as instants.
+    /// - Parameter clock: the wall clock (injected by tests).
     public init(retention: TimeInterval = 26 * 3600, maximumRunsPerApp: Int = 4096,
-                throttleDelay: @escaping @Sendable (Int) -> TimeInterval = { _ in 0 }) {
+                throttleDelay: @escaping @Sendable (Int) -> TimeInterval = { _ in 0 },
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.retention = retention
         self.maximumRunsPerApp = max(1, maximumRunsPerApp)
         self.throttleDelay = throttleDelay
+        self.clock = clock
     }
 
     /// The same history with nothing applied yet: its settings, no runs.
     public func emptied() -> RunHistory {
-        RunHistory(retention: retention, maximumRunsPerApp: maximumRunsPerApp, throttleDelay: throttleDelay)
+        RunHistory(retention: retention, maximumRunsPerApp: maximumRunsPerApp, throttleDelay: throttleDelay, clock: clock)
     }
 
     /// The event types that change the history; others are skipped (without being decoded, by
@@ -76,8 +87,11 @@ public struct RunHistory: Sendable {
         guard Self.kinds.contains(event.type), let app = event.app else { return }
         appliedCount += 1
         let time = event.time
-        if oldestEvent.map({ time < $0 }) ?? true { oldestEvent = time }
-        if newestEvent.map({ time > $0 }) ?? true { newestEvent = time }
+        if time <= clock().addingTimeInterval(Self.futureTolerance) {
+            if newestEvent.map({ time > $0 }) ?? true { newestEvent = time }
+            let ancient = newestEvent.map { time < $0.addingTimeInterval(-retention) } ?? false
+            if !ancient, oldestEvent.map({ time < $0 }) ?? true { oldestEvent = time }
+        }
         if event.type == .throttled {
             throttle(app, event: event)
         } else if let identifier = event.identifier {
@@ -150,9 +164,11 @@ public struct RunHistory: Sendable {
         lanes[app]!.throttles[lanes[app]!.throttles.count - 1].end = max(last.start, time)
     }
 
-    /// A run whose launch is not in the history: it began no later than the oldest event read.
+    /// A run whose launch is not in the history: it began no later than the oldest event read,
+    /// and no earlier than the window (an ancient-dated line must not make it days long).
     private mutating func appendUnlogged(_ key: TaskKey, event: Event) {
-        let start = min(oldestEvent ?? event.time, event.time)
+        let window = min(event.time, cutoff)
+        let start = min(max(oldestEvent ?? event.time, window), event.time)
         append(HistoryRun(app: key.app, identifier: key.identifier, origin: .init(reason: nil, kind: event.kind),
                           start: start, startLogged: false))
     }
@@ -185,13 +201,20 @@ public struct RunHistory: Sendable {
         open[key] = nil
     }
 
+    /// ``retention`` before the newest event, or before now when the newest is later than now
+    /// (the clock was stepped back).
+    private var cutoff: Date {
+        guard let newestEvent else { return .distantPast }
+        return min(newestEvent, clock()).addingTimeInterval(-retention)
+    }
+
     /// Drops the app's oldest runs: those that ended more than ``retention`` before the newest
     /// event, and any beyond ``maximumRunsPerApp``. An open run is not dropped for its age (its
     /// task may run still; runs after it wait behind it, within the count). Compacts the storage
     /// once half of it is dropped, so dropping stays O(1) amortized.
     private mutating func prune(_ app: Identifier) {
         guard var lane = lanes.removeValue(forKey: app) else { return }
-        let cutoff = (newestEvent ?? .distantPast).addingTimeInterval(-retention)
+        let cutoff = cutoff
         while lane.head < lane.storage.count {
             let first = lane.storage[lane.head]
             let tooMany = lane.storage.count - lane.head > maximumRunsPerApp

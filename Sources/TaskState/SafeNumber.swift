@@ -21,6 +21,13 @@ public enum SafeNumber {
         Int(truncatingIfNeeded: int64(value, rule))
     }
 
+    /// `a + b`, stopping at the ends of `Int`: counts come from records a person can edit, and
+    /// one written as `Int.max` must not trap the scheduler or the dashboard.
+    public static func sum(_ a: Int, _ b: Int) -> Int {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : result
+    }
+
     /// Seconds for a message: `60` for a whole number, else `1.5`; `1e+300` and `nan` as such.
     public static func secondsText(_ value: Double) -> String {
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }

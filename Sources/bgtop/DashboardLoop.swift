@@ -165,13 +165,13 @@ final class DashboardLoop {
     /// the header clock, or sooner while the timeline follows now and moves by a cell. Nothing
     /// else wakes the dashboard but the kernel.
     private func armTimer() {
-        let now = Date().timeIntervalSince1970
-        var next = snapshot.hasCountdown ? floor(now) + 1 : floor(now / 60) * 60 + 60
+        var followedCell: Double?
         if case .timeline(let position) = state.overlay, position.offset == 0 {
-            let cell = max(1, position.cellDuration(screenWidth: terminal.size.width))
-            next = min(next, (floor(now / cell) + 1) * cell)
+            followedCell = position.cellDuration(screenWidth: terminal.size.width)
         }
-        bg_timerfd_set_absolute(timerDescriptor, Int64(next), 0)
+        let next = DashboardWake.next(after: Date().timeIntervalSince1970, countdown: snapshot.hasCountdown, followedCell: followedCell)
+        let value = DashboardWake.timerValue(next)
+        bg_timerfd_set_absolute(timerDescriptor, value.seconds, value.nanoseconds)
     }
 }
 

@@ -23,6 +23,23 @@ struct ConditionsMenuTests {
         #expect(h.state.overlay == .conditions)
     }
 
+    /// Review of issue 15, item 7: `n` twice before the state is read again flips twice (down,
+    /// then up), instead of sending the same override twice; once the state shows the sent
+    /// value, the flip is from the state again.
+    @Test func aSecondPressBeforeTheStateShowsTheFirstFlipsBack() {
+        var h = KeyHarness()
+        h.press(k("C"))
+        #expect(h.press(k("n")) == [.send(.setConditions(ConditionOverrides(network: true)), summary: "simulate network up")])
+        #expect(h.press(k("n")) == [.send(.setConditions(ConditionOverrides(network: false)), summary: "simulate network down")])
+        #expect(h.press(k("n")) == [.send(.setConditions(ConditionOverrides(network: true)), summary: "simulate network up")])
+        // The scheduler applied it: the state now shows network up, simulated.
+        h.snapshot.conditions?.overrides.network = true
+        h.snapshot.conditions?.effective.network = true
+        #expect(h.press(k("n")) == [.send(.setConditions(ConditionOverrides(network: false)), summary: "simulate network down")])
+        #expect(h.press(k("x")) == [.send(.clearConditions, summary: "clear every simulated condition")])
+        #expect(h.state.sentConditions == ConditionOverrides())
+    }
+
     @Test(arguments: [Key.escape, .character("C"), .character("q")])
     func escCOrQClosesTheMenuWithoutSendingAnything(_ key: Key) {
         var h = KeyHarness()

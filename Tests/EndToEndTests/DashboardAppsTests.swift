@@ -66,7 +66,7 @@ import Glibc
         try tmux.waitFor("bgtop exited 0")
     }
 
-    @Test func theDemoStartsANewDownloadWheneverOneCompletes() throws {
+    @Test func theDemoFollowsCompletedDownloadsWithOneDownloadAtATimeIntoOneFile() throws {
         let command = "\(TestEnvironment.binaries)/bgtop --demo; echo \"bgtop exited $?\"; sleep 60"
         let tmux = try TmuxSession(command: command, width: 160, height: 48)
         let alive = try tmux.waitForScreen("the demo to come alive", timeout: 20) { $0.contains("scheduler up") }
@@ -80,19 +80,36 @@ import Glibc
         }
 
         // The first batch: every download the demo starts with that is not held back by a
-        // condition runs to completion. After that, a download still runs: the ones that
-        // followed the completed ones. (The bound is against a hang, not a speed to meet.)
+        // condition runs to completion, and a follow-up download starts. Then that follow-up
+        // completes and is followed in turn, into the same file. Throughout, at most one
+        // follow-up moves at a time. (The bounds are against a hang, not a speed to meet.)
         let first = ["episode-412", "tiles-region-7", "feed"]
         let initial = first + ["episode-413", "upload-IMG_2041"]
         var transfers: [TransferRecord] = []
-        try waitFor("the first batch to complete with a new download running", timeout: 120) {
-            transfers = StateSnapshot.load(paths).transfers
-            let done = first.allSatisfy { name in transfers.contains { $0.identifier.rawValue == name && $0.state == .completed } }
-            return done && transfers.contains { $0.state == .running && !initial.contains($0.identifier.rawValue) }
+        var mostActive = 0
+        func followers() -> [TransferRecord] {
+            transfers.filter { $0.app.rawValue == "com.example.podcasts" && !initial.contains($0.identifier.rawValue) }
         }
-        let followers = transfers.filter { $0.app.rawValue == "com.example.podcasts" && $0.identifier.rawValue.hasPrefix("episode-4")
-            && !["episode-412", "episode-413"].contains($0.identifier.rawValue) }
-        #expect(followers.count >= first.count, "one new download per completed one: \(followers.map(\.identifier))")
+        func look() {
+            transfers = StateSnapshot.load(paths).transfers
+            mostActive = max(mostActive, followers().filter { $0.state.isActive }.count)
+        }
+        try waitFor("the first batch to complete with a follow-up running", timeout: 120) {
+            look()
+            let done = first.allSatisfy { name in transfers.contains { $0.identifier.rawValue == name && $0.state == .completed } }
+            return done && followers().contains { $0.state == .running }
+        }
+        let firstFollower = try #require(followers().first { $0.state == .running }).key
+        try waitFor("the follow-up to complete and be followed by another", timeout: 120) {
+            look()
+            return followers().contains { $0.key == firstFollower && $0.state == .completed }
+                && followers().contains { $0.key != firstFollower && $0.state.isActive }
+        }
+        #expect(mostActive == 1, "one follow-up at a time: \(followers().map { ($0.identifier, $0.state) })")
+        #expect(Set(followers().map(\.destination)) == ["next-episode.mp3"], "\(followers().map(\.destination))")
+        let files = try FileManager.default.contentsOfDirectory(atPath: paths.downloads(of: try Identifier(validating: "com.example.podcasts")))
+        #expect(files.filter { !["episode-412.mp3", "episode-413.mp3"].contains($0) && !$0.hasPrefix(".") } == ["next-episode.mp3"],
+                "the follow-ups share one file: \(files)")
 
         // The transfers panel, focused, shows a moving bar.
         tmux.send("3")

@@ -271,5 +271,13 @@ import Glibc
         #expect(result.stdout.contains("scheduler up"))
         #expect(result.stdout.contains("com.example.batch.refresh"))
         #expect(!result.stdout.contains("\u{1B}"), "plain text, no escape sequences")
+        // Every box with its column header (review of issue 15, item 6: four were compact).
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let titles = lines.indices.filter { lines[$0].hasPrefix("+- ") }
+        #expect(titles.count == 5, "\(result.stdout)")
+        for index in titles {
+            let header = index + 1 < lines.count ? lines[index + 1] : ""
+            #expect(header.hasPrefix("| APP ") || header.hasPrefix("| TIME "), "\(lines[index]) has its column header:\n\(result.stdout)")
+        }
     }
 }

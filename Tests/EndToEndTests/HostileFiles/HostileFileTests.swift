@@ -142,6 +142,34 @@ import Glibc
         #expect(try daemon.stop() == 0)
     }
 
+    // MARK: - Hostile counts
+
+    /// Review of issue 15, item 3: an app record whose counts a person set to `Int.max` is
+    /// launched (the launch count saturates) and the scheduler keeps running.
+    @Test func anAppRecordWithCountsAtIntMaxIsLaunchedAndTheSchedulerRunsOn() throws {
+        let env = try TestEnvironment()
+        let session = try HostileSession(env)
+        let app = HostileSession.probeApp
+        try FileManager.default.createDirectory(atPath: "\(env.state)/apps", withIntermediateDirectories: true)
+        let record = #"{"enabled":true,"id":"\#(app)","killCount":9223372036854775807,"launchCount":9223372036854775807,"#
+            + #""throttleLevel":9223372036854775807,"activity":{"hours":[{"hour":"9999-12-31T23:00:00.000Z","launches":9223372036854775807}]}}"#
+        try Data(record.utf8).write(to: URL(fileURLWithPath: "\(env.state)/apps/\(app).json"))
+        let daemon = try running(try session.startDaemon())
+        #expect(try session.roundTrip().status == 0)
+        let launch = try session.bgctl("simulate-launch", "\(app).job")
+        #expect(launch.status == 0, "\(launch)")
+        try env.waitUntil("the launch to be written to the app record") {
+            let data = try StateFiles.read("\(env.state)/apps/\(app).json")
+            return try JSONFormat.decode(AppRecord.self, from: data).lastLaunchAt != nil
+        }
+        #expect(daemon.isRunning, "\(daemon.stderr)")
+        #expect(try session.roundTrip().status == 0, "the scheduler still applies commands")
+        #expect(try daemon.stop() == 0)
+        let saved = try JSONFormat.decode(AppRecord.self, from: try StateFiles.read("\(env.state)/apps/\(app).json"))
+        #expect(saved.launchCount == .max)
+        #expect(quarantine(env).isEmpty, "\(quarantine(env))")
+    }
+
     // MARK: - 7. Quarantine reasons
 
     /// Item 7: each reason names the file, where it goes wrong, and what was expected.
