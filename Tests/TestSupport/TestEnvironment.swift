@@ -109,14 +109,16 @@ public final class TestEnvironment: @unchecked Sendable {
         return Result(status: status, stdout: stdout, stderr: stderr)
     }
 
-    /// Starts `bgtaskd` and waits until it holds the lock and has written its first commit.
+    /// Starts `bgtaskd` and waits until it holds the lock and has written its first commit: the
+    /// heartbeat and the events of its start (a test reading the log at once finds them).
     public func startDaemon() throws -> DaemonProcess {
         let daemon = try DaemonProcess(environment: self)
-        // Its first commit writes a heartbeat with its own pid (an earlier scheduler's may be there).
+        // Its first commit writes a heartbeat with its own pid (an earlier scheduler's may be there)
+        // and appends its `daemonStarted` event, with what else the start recorded.
         try waitUntil("bgtaskd to start") {
             guard StateLock.holder(self.paths) == daemon.pid, let data = try? StateFiles.read(self.paths.heartbeat),
-                  let heartbeat = try? JSONFormat.decode(DaemonHeartbeat.self, from: data) else { return false }
-            return heartbeat.pid == daemon.pid
+                  let heartbeat = try? JSONFormat.decode(DaemonHeartbeat.self, from: data), heartbeat.pid == daemon.pid else { return false }
+            return EventLog(paths: self.paths).recent(limit: 1000).events.contains { $0.type == .daemonStarted && $0.pid == daemon.pid }
         }
         return daemon
     }
