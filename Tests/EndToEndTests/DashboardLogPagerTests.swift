@@ -11,13 +11,7 @@ import TaskState
         let env = try TestEnvironment()
         let app = "com.example.chatty"
         let identifier = "com.example.chatty.sync"
-        try env.addApp(app, identifiers: [identifier], script: """
-        echo "chatty started $BGTASK_LAUNCH_ID"
-        sleep 30 &
-        SLEEPER=$!
-        trap 'kill $SLEEPER; "$BGCTL" complete \(identifier) --success; exit 0' USR1
-        wait $SLEEPER
-        """)
+        try env.addApp(app, identifiers: [identifier], script: TestEnvironment.scriptCompletingOnExpiry(identifier, printing: "chatty started $BGTASK_LAUNCH_ID"))
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         #expect(try env.bgctl("submit", "--app", app, "--id", identifier, "--kind", "processing", "--earliest", "+3600").status == 0)

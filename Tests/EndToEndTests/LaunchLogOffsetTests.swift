@@ -11,13 +11,7 @@ import TaskState
         let env = try TestEnvironment()
         let app = "com.example.logger"
         let identifier = "com.example.logger.refresh"
-        try env.addApp(app, identifiers: [identifier], script: """
-        echo "output of $BGTASK_LAUNCH_ID"
-        sleep 30 &
-        SLEEPER=$!
-        trap 'kill $SLEEPER; "$BGCTL" complete \(identifier) --success; exit 0' USR1
-        wait $SLEEPER
-        """)
+        try env.addApp(app, identifiers: [identifier], script: TestEnvironment.scriptCompletingOnExpiry(identifier, printing: "output of $BGTASK_LAUNCH_ID"))
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         // Should an expectation stop the test early, the handler still ends before the scheduler.

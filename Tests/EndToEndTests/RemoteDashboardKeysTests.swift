@@ -155,12 +155,8 @@ import Glibc
         try env.addApp(chatty, identifiers: [identifier], script: """
         echo "needle from the start of $BGTASK_LAUNCH_ID"
         seq 1 1200 | sed 's/^/filler /'
-        echo "chatty started $BGTASK_LAUNCH_ID"
-        sleep 30 &
-        SLEEPER=$!
-        trap 'kill $SLEEPER; "$BGCTL" complete \(identifier) --success; exit 0' USR1
-        wait $SLEEPER
-        """)
+
+        """ + TestEnvironment.scriptCompletingOnExpiry(identifier, printing: "chatty started $BGTASK_LAUNCH_ID"))
         try env.addApp("com.example.early", identifiers: ["com.example.early.refresh"], script: """
         "$BGCTL" complete com.example.early.refresh --success
         """)

@@ -109,6 +109,19 @@ public final class TestEnvironment: @unchecked Sendable {
         return Result(status: status, stdout: stdout, stderr: stderr)
     }
 
+    /// An app script that prints `firstLine`, then waits until its expiration signal (USR1),
+    /// completes `identifier` successfully and exits. Its `sleep` is killed with it, so nothing
+    /// the handler started outlives the test.
+    public static func scriptCompletingOnExpiry(_ identifier: String, printing firstLine: String) -> String {
+        """
+        echo "\(firstLine)"
+        sleep 30 &
+        SLEEPER=$!
+        trap 'kill $SLEEPER; "$BGCTL" complete \(identifier) --success; exit 0' USR1
+        wait $SLEEPER
+        """
+    }
+
     /// Starts `bgtaskd` and waits until it holds the lock and has written its first commit: the
     /// heartbeat and the events of its start (a test reading the log at once finds them).
     public func startDaemon() throws -> DaemonProcess {
