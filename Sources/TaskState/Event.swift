@@ -49,10 +49,15 @@ public struct Event: Codable, Hashable, Sendable {
     /// For `launched` and `pushDelivered` events of a process the scheduler started: where the
     /// launch's output starts in `logs/<app>.log` (see ``LaunchedTask/logOffset``).
     public var logOffset: Int64?
+    /// For `completed`, `expired` and `killed` events of a launch the resource monitor measured:
+    /// CPU seconds its process tree used so far (``LaunchResources/cpuSeconds``).
+    public var cpuSeconds: Double?
+    /// With ``cpuSeconds``: the most memory its tree held, in bytes.
+    public var peakMemoryBytes: Int64?
 
     public init(time: Date, type: Kind, app: Identifier? = nil, identifier: Identifier? = nil,
                 kind: TaskKind? = nil, pid: Int32? = nil, command: String? = nil, reason: String? = nil,
-                message: String, logOffset: Int64? = nil) {
+                message: String, logOffset: Int64? = nil, cpuSeconds: Double? = nil, peakMemoryBytes: Int64? = nil) {
         self.time = time
         self.type = type
         self.app = app
@@ -63,5 +68,7 @@ public struct Event: Codable, Hashable, Sendable {
         self.reason = reason
         self.message = message
         self.logOffset = logOffset
+        self.cpuSeconds = cpuSeconds
+        self.peakMemoryBytes = peakMemoryBytes
     }
 }

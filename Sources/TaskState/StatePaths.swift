@@ -19,6 +19,8 @@ public struct StatePaths: Sendable, Hashable {
     public var journal: String { "\(root)/journal.json" }
     /// The processes the scheduler started and has not seen end (``ProcessLedger``).
     public var processes: String { "\(root)/processes.json" }
+    /// What each running launch uses (``ResourceReport``), written by the resource monitor.
+    public var resources: String { "\(root)/resources.json" }
     /// The scheduler's secret for launch tokens (``LaunchToken``); 0600, read by no one else.
     public var launchKey: String { "\(root)/launch.key" }
     public var requests: String { "\(root)/requests" }

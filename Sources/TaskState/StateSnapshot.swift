@@ -24,6 +24,8 @@ public struct StateSnapshot: Sendable {
     public var conditions: ConditionsRecord?
     public var heartbeat: DaemonHeartbeat?
     public var processes: ProcessLedger?
+    /// The resource monitor's last sample (`resources.json`), if any.
+    public var resources: ResourceReport?
     public var unreadable: [UnreadableFile] = []
 
     public init() {}
@@ -42,6 +44,7 @@ public struct StateSnapshot: Sendable {
         snapshot.conditions = snapshot.loadOptional(paths.conditions, as: ConditionsRecord.self)
         snapshot.heartbeat = snapshot.loadOptional(paths.heartbeat, as: DaemonHeartbeat.self)
         snapshot.processes = snapshot.loadOptional(paths.processes, as: ProcessLedger.self)
+        snapshot.resources = snapshot.loadOptional(paths.resources, as: ResourceReport.self)
         return snapshot
     }
 
