@@ -16,6 +16,8 @@ public struct DashboardSnapshot: Sendable {
         /// When usage prediction holds the request: when it may launch, and the use it prepares for.
         public var plannedLaunch: Date?
         public var predictedUse: Date?
+        /// While the launch is held for other apps' requests coming due: when the hold ends.
+        public var coalescingEnds: Date?
         /// The app's week of use (168 likelihoods, Monday 00:00 first, in the scheduler's time
         /// zone) for an app refresh of an app with a usage history: the detail view's heat map.
         public var usageWeek: [Double]?
@@ -44,6 +46,7 @@ public struct DashboardSnapshot: Sendable {
         public var waitingLabels: [String] {
             if push != nil { return pushBlockers.map(\.label) }
             return blockers.map { blocker in
+                if blocker == .coalescing, let coalescingEnds { return "coalescing \(TextFormat.clock(coalescingEnds, seconds: true))" }
                 guard blocker.isUsagePlan, let plannedLaunch else { return blocker.label }
                 let use = predictedUse.map { "use ~\(TextFormat.clock($0, seconds: false)), " } ?? "\(blocker.label): "
                 return use + "refresh " + TextFormat.clock(plannedLaunch, seconds: false)

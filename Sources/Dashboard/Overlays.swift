@@ -74,6 +74,9 @@ enum Overlays {
             key = request.key
             lines = [("app", request.app.rawValue), ("identifier", request.identifier.rawValue), ("kind", request.kind.rawValue),
                      ("earliest begin", date(request.earliestBeginDate)), ("submitted", date(request.submittedAt))]
+            if let ends = row.coalescingEnds {
+                lines.append(("launches by", date(ends) + ", with other apps' requests coming due"))
+            }
             if let planned = row.plannedLaunch {
                 let use = row.predictedUse.map { ", for a use expected at ~\(TextFormat.clock($0, seconds: false))" } ?? ""
                 lines.append(("planned launch", date(planned) + use))
@@ -85,7 +88,7 @@ enum Overlays {
             let blockers = Set(row.blockers)
             // Usage prediction's waits are listed only when they hold the request: most apps
             // have no usage history, and "ok" would say nothing.
-            for blocker in Blocker.allCases where blockers.contains(blocker) || !blocker.isUsagePlan {
+            for blocker in Blocker.allCases where blockers.contains(blocker) || !blocker.isListedOnlyWhenHolding {
                 lines.append((blockers.contains(blocker) ? "  waiting" : "  ok", Self.condition(clearing: blocker, for: request)))
             }
         case .running:
@@ -184,6 +187,8 @@ enum Overlays {
         case .predictedUse: return "the refresh's planned time, before the predicted use (app refresh only)"
         case .rarelyUsed: return "a day since the last refresh of a rarely used app"
         case .usageRate: return "no more refreshes than the app has uses (no habit to prepare for)"
+        case .coalescing: return "other apps' requests coming due, to launch in one wake-up"
+        case .launchLimit: return "a running launch ends (maxConcurrentLaunches)"
         }
     }
 }

@@ -20,37 +20,10 @@ public struct LaunchPlan: Sendable, Equatable {
 }
 
 extension SchedulerState {
-    /// The launches due at `now`. Runnable requests of one app go out together; a launch waits up
-    /// to the coalescing window for another request of the same app that is about to come due.
+    /// The launches due at `now` (``launchTurn(at:)``'s plans): runnable requests of one app go
+    /// out together, coalesced with other apps' requests about to come due.
     public func dueLaunches(at now: Date) -> [LaunchPlan] {
-        var byApp: [Identifier: [(PendingRequest, [Blocker])]] = [:]
-        for request in requests.values {
-            byApp[request.app, default: []].append((request, blockers(for: request, at: now)))
-        }
-        var plans: [LaunchPlan] = []
-        for (appID, entries) in byApp.sorted(by: { $0.key < $1.key }) {
-            guard let manifest = catalog.manifests[appID] else { continue }
-            let runnable = entries.filter { $0.1.isEmpty }.map(\.0).sorted(by: Self.launchOrder)
-            guard let first = runnable.first else { continue }
-            if coalescingHold(app: appID, entries: entries, firstReady: first.readyDate, now: now) != nil { continue }
-            plans.append(LaunchPlan(
-                launchID: "\(appID)-\(SafeNumber.int64(now.timeIntervalSince1970 * 1000, .down))", app: appID, manifest: manifest,
-                requests: runnable, reason: first.kind.rawValue, simulated: false,
-                handOver: handOverTarget(app: appID, identifiers: runnable.map(\.identifier))))
-        }
-        return plans
-    }
-
-    /// If the app's launch should wait for a request that comes due within the coalescing window,
-    /// the time to look again.
-    func coalescingHold(app: Identifier, entries: [(PendingRequest, [Blocker])], firstReady: Date, now: Date) -> Date? {
-        let windowEnd = firstReady.addingTimeInterval(settings.coalescingWindowSeconds)
-        guard now < windowEnd else { return nil }
-        let soon = entries.compactMap { entry -> Date? in
-            guard entry.1 == [.earliestBeginDate], let date = entry.0.earliestBeginDate, date <= windowEnd else { return nil }
-            return date
-        }
-        return soon.min()
+        launchTurn(at: now).plans
     }
 
     static func launchOrder(_ lhs: PendingRequest, _ rhs: PendingRequest) -> Bool {

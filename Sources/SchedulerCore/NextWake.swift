@@ -6,19 +6,12 @@ extension SchedulerState {
     /// the scheduler then sleeps until a file, a signal or a child wakes it.
     public func nextWake(after now: Date) -> Date? {
         var candidates: [Date] = nextTaskDeadline(after: now).map { [$0] } ?? []
-        var byApp: [Identifier: [(PendingRequest, [Blocker])]] = [:]
+        // The turn's own blockers: a held or queued request has none that time alone clears.
+        let turn = launchTurn(at: now)
         for request in requests.values {
-            let blockers = blockers(for: request, at: now)
-            byApp[request.app, default: []].append((request, blockers))
-            if let ready = timedReadiness(of: request, blockers: blockers, at: now) { candidates.append(ready) }
+            if let ready = timedReadiness(of: request, blockers: turn.blockers[request.key] ?? [], at: now) { candidates.append(ready) }
         }
-        for (appID, entries) in byApp {
-            let runnable = entries.filter { $0.1.isEmpty }.map(\.0)
-            guard let firstReady = runnable.map(\.readyDate).min() else { continue }
-            if let hold = coalescingHold(app: appID, entries: entries, firstReady: firstReady, now: now) {
-                candidates.append(hold)
-            }
-        }
+        if let look = turn.nextLook { candidates.append(look) }
         if let transfer = nextTransferWake(after: now) { candidates.append(transfer) }
         if let session = nextSessionLaunchWake(after: now) { candidates.append(session) }
         if let push = nextPushWake(after: now) { candidates.append(push) }

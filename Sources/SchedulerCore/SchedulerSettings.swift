@@ -12,8 +12,12 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     public var finishingBudgetSeconds: Double = 30
     /// Time between the expiration signal and the kill of an app that has not completed.
     public var expirationGraceSeconds: Double = 5
-    /// Due requests of one app this close together go out in one launch.
+    /// A launch waits at most this long after it became ready for requests of any app coming due
+    /// meanwhile, so that they go out in one wake-up (`docs/scheduling.md#launching-and-coalescing`).
     public var coalescingWindowSeconds: Double = 60
+    /// Launched processes of the policy running at once; a larger burst starts in turn as earlier
+    /// launches end. Chosen with `bgbench wakeups` (see `docs/performance.md`).
+    public var maxConcurrentLaunches: Int = 4
     /// First throttle delay after an overrun; it doubles with each overrun in a row.
     public var throttleInitialSeconds: Double = 60
     /// The longest throttle delay.
@@ -70,6 +74,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case finishedTransferRetentionSeconds, pushBudgetPerHour
         case usagePrediction, predictionLeadSeconds, predictionHorizonSeconds, predictionMinimumConfidence
         case usageHalfLifeDays, staleAfterDays
+        case maxConcurrentLaunches
     }
 
     public init(from decoder: any Decoder) throws {
@@ -103,6 +108,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.predictionMinimumConfidence, &predictionMinimumConfidence)
         try read(.usageHalfLifeDays, &usageHalfLifeDays)
         try read(.staleAfterDays, &staleAfterDays)
+        try read(.maxConcurrentLaunches, &maxConcurrentLaunches)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -188,6 +194,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("eventLogMaximumBytes", eventLogMaximumBytes, 4096...(1 << 40)), ("eventLogKeptFiles", eventLogKeptFiles, 1...1000),
             ("maximumConcurrentTransfers", maximumConcurrentTransfers, 1...1024), ("lowPowerBatteryPercent", lowPowerBatteryPercent, 0...100),
             ("pushBudgetPerHour", pushBudgetPerHour, 1...3600),
+            ("maxConcurrentLaunches", maxConcurrentLaunches, 1...1024),
         ]
         for (name, value, range) in counts where !range.contains(value) {
             throw SettingsError(path: path, reason: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")

@@ -27,6 +27,11 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
     case rarelyUsed
     /// The app has no habit to prepare for: it is refreshed no more often than it is used.
     case usageRate
+    /// Its launch waits, at most `coalescingWindowSeconds`, for other apps' requests about to come
+    /// due, so that they all go out in one wake-up.
+    case coalescing
+    /// `maxConcurrentLaunches` launched processes already run: it starts as one of them ends.
+    case launchLimit
 
     /// The short words of tables (`bgtop`'s pending and transfer panels); `bgctl` and the detail
     /// view use the case name itself.
@@ -41,6 +46,8 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
         case .predictedUse: return "predicted use"
         case .rarelyUsed: return "rarely used"
         case .usageRate: return "use rate"
+        case .launchLimit: return "queued"
+        case .coalescing: return rawValue
         case .network, .idle, .throttled: return rawValue
         }
     }
@@ -88,4 +95,8 @@ public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
 extension Blocker {
     /// A wait placed by usage prediction (`predictedUse`, `rarelyUsed`, `usageRate`).
     public var isUsagePlan: Bool { self == .predictedUse || self == .rarelyUsed || self == .usageRate }
+
+    /// Blockers a detail view lists only while they hold a request: most requests never meet
+    /// them, and "ok" would say nothing.
+    public var isListedOnlyWhenHolding: Bool { isUsagePlan || self == .coalescing || self == .launchLimit }
 }

@@ -48,7 +48,9 @@ struct ExpiryLateness {
 
             """)
         var requests = try DueRequests(prefix: "bench.expiry", count: count, executable: script)
-        let settings: [String: Any] = ["coalescingWindowSeconds": 0, "appRefreshBudgetSeconds": budget, "expirationGraceSeconds": 5]
+        // Every task running at once: the expiry path under load, not the launch limit.
+        let settings: [String: Any] = ["coalescingWindowSeconds": 0, "maxConcurrentLaunches": 1024,
+                                       "appRefreshBudgetSeconds": budget, "expirationGraceSeconds": 5]
         let streaming = streamingRate > 0
         let session = try SchedulerSession(workspace: workspace, name: streaming ? "expiry-streaming" : "expiry",
                                            scheduler: scheduler, settings: settings,

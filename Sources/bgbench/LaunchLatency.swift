@@ -27,7 +27,8 @@ struct LaunchLatency {
             """)
         var requests = try DueRequests(prefix: "bench.launch", count: launches, executable: script)
         let session = try SchedulerSession(workspace: workspace, name: "launch", scheduler: scheduler,
-                                           settings: ["coalescingWindowSeconds": 0], apps: requests.apps)
+                                           // Each launch's own latency, not the coalescing hold or the launch limit.
+                                           settings: ["coalescingWindowSeconds": 0, "maxConcurrentLaunches": 1024], apps: requests.apps)
         defer { session.stop() }
         try requests.submit(to: session.paths, lead: lead, stagger: stagger)
 

@@ -46,6 +46,9 @@ struct List: ParsableCommand {
                 let use = request.predictedUseAt.map { "use ~\(TimeOfDay.text($0, timeZone: .current, now: now)), " } ?? ""
                 blockers += " (\(use)refresh \(TimeOfDay.text(planned, timeZone: .current, now: now)))"
             }
+            if let until = request.coalescingUntil {
+                blockers += " (until \(TimeOfDay.text(until, timeZone: .current, now: now)))"
+            }
             pending.add(request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
                         DurationText.until(request.earliestBeginDate, from: now), requires.isEmpty ? "-" : requires, blockers)
         }

@@ -18,6 +18,8 @@ struct Listing: Encodable {
         var plannedLaunchAt: Date?
         var predictedUseAt: Date?
         var predictionConfidence: Double?
+        /// With the blocker `coalescing`: when the hold for other apps' requests ends at the latest.
+        var coalescingUntil: Date?
     }
 
     struct Task: Encodable {
@@ -84,15 +86,17 @@ struct Listing: Encodable {
     init(snapshot: StateSnapshot, settings: SchedulerSettings, catalog: ManifestCatalog, now: Date) {
         let state = SchedulerState(reading: snapshot, settings: settings, catalog: catalog, now: now)
         generatedAt = now
+        let turn = state.launchTurn(at: now)
         requests = snapshot.requests.sorted { $0.key < $1.key }.map { request in
-            let blockers = state.blockers(for: request, at: now)
+            let blockers = turn.blockers[request.key] ?? state.blockers(for: request, at: now)
             let plan = blockers.contains(where: \.isUsagePlan) ? state.usagePlan(for: request, at: now) : nil
             return Request(app: request.app, identifier: request.identifier, kind: request.kind,
                            earliestBeginDate: request.earliestBeginDate,
                            requiresNetworkConnectivity: request.requiresNetworkConnectivity,
                            requiresExternalPower: request.requiresExternalPower, submittedAt: request.submittedAt,
                            blockers: blockers, plannedLaunchAt: plan?.launchAt, predictedUseAt: plan?.predictedUse?.date,
-                           predictionConfidence: plan?.predictedUse?.confidence)
+                           predictionConfidence: plan?.predictedUse?.confidence,
+                           coalescingUntil: blockers.contains(.coalescing) ? turn.coalescingEnds : nil)
         }
         tasks = snapshot.tasks.sorted { $0.key < $1.key }.map { task in
             Task(app: task.app, identifier: task.identifier, kind: task.kind, state: task.state, pid: task.pid,

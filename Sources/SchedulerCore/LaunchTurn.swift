@@ -1,0 +1,90 @@
+import Foundation
+import TaskState
+
+/// What the policy decides for every pending request at one moment: which launches go out, and
+/// why each request that does not launch waits.
+///
+/// Launches are coalesced across apps, as Apple's background fetch does ("these opportunities can
+/// be coalesced across applications"): a launch that is about to happen waits at most
+/// `coalescingWindowSeconds` after the earliest of them became ready, for requests of any app that
+/// come due within that window and wait for nothing else, and they all go out in one turn, one
+/// wake-up. At most `maxConcurrentLaunches` launched processes run at once; the rest of a burst
+/// waits (blocker `launchLimit`) and starts as earlier launches end. Simulated launches, pushes and
+/// background sessions' events are neither held nor counted against the limit when they start.
+public struct LaunchTurn: Sendable, Equatable {
+    /// Why each pending request does not launch in this turn; empty for those that do.
+    public var blockers: [TaskKey: [Blocker]] = [:]
+    /// The launches to start now, one per app.
+    public var plans: [LaunchPlan] = []
+    /// While launches are held for requests about to come due: when the last of those comes due,
+    /// the time the hold ends (never later than the window after the earliest held launch was ready).
+    public var coalescingEnds: Date?
+    /// When the hold must be looked at again: the next held-for request's date.
+    public var nextLook: Date?
+}
+
+extension SchedulerState {
+    /// The launch decisions at `now` (see ``LaunchTurn``).
+    public func launchTurn(at now: Date) -> LaunchTurn {
+        var turn = LaunchTurn()
+        var byApp: [Identifier: [PendingRequest]] = [:]
+        for request in requests.values {
+            turn.blockers[request.key] = blockers(for: request, at: now)
+            if turn.blockers[request.key]?.isEmpty == true, catalog.manifests[request.app] != nil {
+                byApp[request.app, default: []].append(request)
+            }
+        }
+        var candidates = byApp.map { app, runnable in (app, runnable.sorted(by: Self.launchOrder)) }
+            .sorted { ($0.1[0].readyDate, $0.0) < ($1.1[0].readyDate, $1.0) }
+        guard let earliestReady = candidates.first?.1.first?.readyDate else { return turn }
+
+        let members = comingDue(within: earliestReady.addingTimeInterval(settings.coalescingWindowSeconds),
+                                blockers: turn.blockers, now: now)
+        if let last = members.max() {
+            turn.coalescingEnds = last
+            turn.nextLook = members.min()
+            for (_, runnable) in candidates {
+                for request in runnable { turn.blockers[request.key] = [.coalescing] }
+            }
+            return turn
+        }
+
+        var slots = max(0, settings.maxConcurrentLaunches - runningLaunchCount)
+        candidates = candidates.filter { app, runnable in
+            let handOver = handOverTarget(app: app, identifiers: runnable.map(\.identifier))
+            guard handOver == nil else { return true }
+            guard slots > 0 else {
+                for request in runnable { turn.blockers[request.key] = [.launchLimit] }
+                return false
+            }
+            slots -= 1
+            return true
+        }
+        for (appID, runnable) in candidates {
+            guard let manifest = catalog.manifests[appID], let first = runnable.first else { continue }
+            turn.plans.append(LaunchPlan(
+                launchID: "\(appID)-\(SafeNumber.int64(now.timeIntervalSince1970 * 1000, .down))", app: appID, manifest: manifest,
+                requests: runnable, reason: first.kind.rawValue, simulated: false,
+                handOver: handOverTarget(app: appID, identifiers: runnable.map(\.identifier))))
+        }
+        turn.plans.sort { $0.app < $1.app }
+        return turn
+    }
+
+    /// The dates of requests, of any app, that wait only for an `earliestBeginDate` at or before
+    /// `windowEnd` and will be runnable then. Empty once `now` reaches the window's end.
+    private func comingDue(within windowEnd: Date, blockers: [TaskKey: [Blocker]], now: Date) -> [Date] {
+        guard now < windowEnd else { return [] }
+        return requests.values.compactMap { request -> Date? in
+            guard blockers[request.key] == [.earliestBeginDate], let date = request.earliestBeginDate,
+                  date <= windowEnd, catalog.manifests[request.app] != nil else { return nil }
+            // Waiting for a request that will be held by something else at its date buys nothing.
+            return self.blockers(for: request, at: date).isEmpty ? date : nil
+        }
+    }
+
+    /// Launches the scheduler started whose tasks still run (a launch's tasks share its launch ID).
+    var runningLaunchCount: Int {
+        Set(tasks.values.lazy.filter { $0.processGroup != nil }.map(\.launchID)).count
+    }
+}
