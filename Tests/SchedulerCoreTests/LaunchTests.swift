@@ -91,7 +91,9 @@ struct LaunchTests {
     }
 
     @Test func aLaunchDoesNotWaitLongerThanTheWindow() throws {
-        var state = makeState()
+        var settings = SchedulerSettings()
+        settings.coalescingWindowSeconds = 60
+        var state = makeState(settings: settings)
         state.submitRequest(Tasks.cleanup, kind: .processing, earliest: at(100), at: t0)
         state.submitRequest(Tasks.backup, kind: .processing, earliest: at(161), at: t0)
         let plans = state.dueLaunches(at: at(100))
@@ -101,7 +103,7 @@ struct LaunchTests {
         #expect(state.nextWake(after: at(100)) == at(161))
 
         // A chain of requests is not followed beyond the window of the first.
-        var chain = makeState()
+        var chain = makeState(settings: settings)
         chain.submitRequest(Tasks.processing(0), kind: .processing, earliest: at(100), at: t0)
         chain.submitRequest(Tasks.processing(1), kind: .processing, earliest: at(150), at: t0)
         chain.submitRequest(Tasks.processing(2), kind: .processing, earliest: at(200), at: t0)

@@ -33,7 +33,7 @@ struct SettingsTests {
         #expect(settings.processingBudgetSeconds == 600)
         #expect(settings.finishingBudgetSeconds == 30)
         #expect(settings.expirationGraceSeconds == 5)
-        #expect(settings.coalescingWindowSeconds == 60)
+        #expect(settings.coalescingWindowSeconds == 600)
         #expect(settings.throttleInitialSeconds == 60)
         #expect(settings.throttleMaximumSeconds == 3600)
         #expect(settings.maximumPendingAppRefresh == 1)
