@@ -40,6 +40,10 @@ extension SchedulerState {
                 continue
             }
             if let leader = sample.leader, apps[sample.app]?.attachedProcess?.pid == leader { continue }
+            // A process that carries a task of another launch (one handed to it, a finishing task
+            // it began) is not leftover while it has tasks.
+            let memberPIDs = Set(sample.members.map(\.pid))
+            if tasks.values.contains(where: { memberPIDs.contains($0.pid) }) { continue }
             if let leader = sample.leader, sample.members.contains(where: { $0.pid == leader }) {
                 let since = accounting.idleSince[id] ?? now
                 accounting.idleSince[id] = since

@@ -92,11 +92,11 @@ final class ResourceMonitor {
         lastSampleAt = monotonic
         let me = getpid()
         var byGroup: [Int32: String] = [:]
-        var byLeader: [Int32: String] = [:]
+        var byLeader: [Int32: [String]] = [:]
         var byCgroupPID: [Int32: String] = [:]
         for (id, launch) in launches {
             if let group = launch.group { byGroup[group] = id }
-            byLeader[launch.leader] = id
+            byLeader[launch.leader, default: []].append(id)
             if let cgroup = launch.cgroup, let cgroups {
                 for pid in cgroups.pids(in: cgroup) { byCgroupPID[pid] = id }
             }
@@ -107,8 +107,9 @@ final class ResourceMonitor {
             guard let line = ProcessStatLine.read(pid), !line.isGone else { continue }
             let key = ProcessKey(pid: pid, startTicks: line.startTicks)
             live.insert(key)
-            let id = owner(of: line, key: key, byGroup: byGroup, byLeader: byLeader, byCgroupPID: byCgroupPID)
-            if let id { members[id, default: []].append(line) }
+            for id in owners(of: line, key: key, byGroup: byGroup, byLeader: byLeader, byCgroupPID: byCgroupPID) {
+                members[id, default: []].append(line)
+            }
         }
         marks = marks.filter { live.contains($0.key) }
 
@@ -118,7 +119,7 @@ final class ResourceMonitor {
             let lines = (members[id] ?? []).sorted { $0.pid < $1.pid }
             if let cgroup = launch.cgroup, let cgroups {
                 // A child that started before its parent was moved in (or one found by its mark).
-                for line in lines where byCgroupPID[line.pid] != id { cgroups.place(line.pid, in: cgroup) }
+                for line in lines where byCgroupPID[line.pid] == nil { cgroups.place(line.pid, in: cgroup) }
             }
             for line in lines {
                 let key = ProcessKey(pid: line.pid, startTicks: line.startTicks)
@@ -178,17 +179,19 @@ final class ResourceMonitor {
         cgroups?.removeRoot()
     }
 
-    /// The launch a process belongs to: in its cgroup, its leader, in its process group (and
-    /// not older than the leader), or carrying its launch id.
-    private func owner(of line: ProcessStatLine, key: ProcessKey, byGroup: [Int32: String], byLeader: [Int32: String],
-                       byCgroupPID: [Int32: String]) -> String? {
-        if let id = byCgroupPID[line.pid] { return id }
-        if let id = byLeader[line.pid], let launch = launches[id], launch.leaderStartTicks.map({ $0 == line.startTicks }) ?? true {
-            return id
+    /// The launches a process belongs to: in its cgroup, its leader, in its process group (and
+    /// not older than the leader), or carrying its launch id. Several when a process the
+    /// scheduler launched took over a later launch's tasks (an attached app).
+    private func owners(of line: ProcessStatLine, key: ProcessKey, byGroup: [Int32: String], byLeader: [Int32: [String]],
+                        byCgroupPID: [Int32: String]) -> Set<String> {
+        var ids: Set<String> = []
+        if let id = byCgroupPID[line.pid] { ids.insert(id) }
+        for id in byLeader[line.pid] ?? [] where launches[id]?.leaderStartTicks.map({ $0 == line.startTicks }) ?? true {
+            ids.insert(id)
         }
         if let id = byGroup[line.processGroup], let launch = launches[id],
            line.startTicks >= (launch.leaderStartTicks ?? 0) {
-            return id
+            ids.insert(id)
         }
         let mark: String?
         if let cached = marks[key] {
@@ -199,7 +202,7 @@ final class ResourceMonitor {
             mark = ours ? environment?["BGTASK_LAUNCH_ID"] : nil
             marks[key] = .some(mark)
         }
-        if let mark, launches[mark] != nil { return mark }
-        return nil
+        if let mark, launches[mark] != nil { ids.insert(mark) }
+        return ids
     }
 }

@@ -191,6 +191,19 @@ struct CPUMonitorTests {
                 "the attached process waits for its next task")
     }
 
+    @Test func aProcessThatStillCarriesATaskIsNotLeftover() throws {
+        var state = runningRefresh(settings: SchedulerSettings())
+        let task = try #require(state.task(Tasks.refresh))
+        let leader = LeftoverEnding.Member(pid: 500, processStartTicks: 1)
+        // The launched process begins a finishing task (as an app going away does), then its
+        // refresh completes: its own launch has no task left, but the process has one.
+        state.run(.beginFinishing(app: Apps.news, name: "save", pid: 500), at: at(1))
+        state.run(.complete(app: Apps.news, identifier: Tasks.refresh, success: true), at: at(2))
+        #expect(state.tasks.values.contains { $0.pid == 500 && $0.kind == .finishing })
+        #expect(state.applyResourceSamples([sample(task.launchID, time: 60, cpu: 0, members: [leader], leader: 500)], now: at(60)).isEmpty)
+        #expect(state.accounting.endings.isEmpty)
+    }
+
     @Test func aProcessTheSchedulerDidNotStartIsNeverEnded() throws {
         var state = runningRefresh(settings: SchedulerSettings())
         let person = LeftoverEnding.Member(pid: 900, processStartTicks: 3)
