@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -214,4 +215,28 @@ int bg_signal_to_pipe(int signal, int fd) {
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
     return sigaction(signal, &action, NULL);
+}
+
+int bg_timerfd_create_monotonic(void) {
+    return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
+int bg_timerfd_set_relative(int fd, int64_t nanoseconds) {
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    if (nanoseconds > 0) {
+        spec.it_value.tv_sec = (time_t)(nanoseconds / 1000000000);
+        spec.it_value.tv_nsec = (long)(nanoseconds % 1000000000);
+    }
+    return timerfd_settime(fd, 0, &spec, NULL);
+}
+
+double bg_monotonic_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+int bg_set_child_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }

@@ -202,7 +202,8 @@ extension SchedulerState {
         let elapsed = String(format: "%.1f", now.timeIntervalSince(task.startedAt))
         record(Event(time: now, type: .completed, app: appID, identifier: identifier, kind: task.kind, pid: task.pid,
                      command: command, reason: answer?.rawValue ?? (success ? "success" : "failure"),
-                     message: "\(appID): \(identifier) completed \(how)\(late) after \(elapsed) s"))
+                     message: "\(appID): \(identifier) completed \(how)\(late) after \(elapsed) s",
+                     cpuSeconds: resourceUsage(of: task)?.cpuSeconds, peakMemoryBytes: resourceUsage(of: task)?.peakMemoryBytes))
         if let answer { notePushAnswer(answer, app: appID, now: now) }
         return .success("completed \(identifier) \(how)\(late)")
     }

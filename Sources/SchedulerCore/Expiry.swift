@@ -27,8 +27,9 @@ extension SchedulerState {
     }
 
     /// Moves the running tasks past their deadline (of `only`, when given) to `expiring`; returns
-    /// the expiration signals to send.
-    public mutating func expireRunning(at now: Date, only: Set<TaskKey>? = nil) -> [SchedulerEffect] {
+    /// the expiration signals to send. `reasons` gives why a task expires before its budget ran
+    /// out (`cpuLimit: …`, the CPU monitor): the event's reason is the word before the colon.
+    public mutating func expireRunning(at now: Date, only: Set<TaskKey>? = nil, reasons: [TaskKey: String] = [:]) -> [SchedulerEffect] {
         var actions: [SchedulerEffect] = []
         var notified: [Int32: (String, [TaskKey])] = [:]
         for task in tasks.values.sorted(by: { $0.key < $1.key })
@@ -43,9 +44,12 @@ extension SchedulerState {
             appRecord.activity = appRecord.activity ?? AppActivity()
             appRecord.activity?.count(.expiry, at: now)
             setApp(appRecord)
+            let why = reasons[task.key]
+            let usage = resourceUsage(of: task)
             record(Event(time: now, type: .expired, app: task.app, identifier: task.identifier, kind: task.kind, pid: task.pid,
-                         reason: task.expirationSignal,
-                         message: "\(task.app): \(task.identifier) expired; pid \(task.pid) sent \(task.expirationSignal), killed in \(Self.seconds(settings.expirationGraceSeconds)) unless it completes"))
+                         reason: why.map { text in String(text.prefix { $0 != ":" }) } ?? task.expirationSignal,
+                         message: "\(task.app): \(task.identifier) expired\(why.map { " (\($0))" } ?? ""); pid \(task.pid) sent \(task.expirationSignal), killed in \(Self.seconds(settings.expirationGraceSeconds)) unless it completes",
+                         cpuSeconds: usage?.cpuSeconds, peakMemoryBytes: usage?.peakMemoryBytes))
         }
         for (pid, entry) in notified.sorted(by: { $0.key < $1.key }) {
             actions.append(.notifyExpiration(pid: pid, signal: entry.0, tasks: entry.1))
@@ -66,9 +70,11 @@ extension SchedulerState {
                 let why = victim.key == task.key
                     ? "\(victim.identifier) did not complete within its grace period"
                     : "\(victim.identifier) ended with its process because \(task.identifier) overran"
+                let usage = resourceUsage(of: victim)
                 record(Event(time: now, type: .killed, app: victim.app, identifier: victim.identifier, kind: victim.kind,
                              pid: victim.pid, reason: victim.key == task.key ? "overran" : "sharedProcess",
-                             message: "\(victim.app): killed pid \(victim.pid): \(why)"))
+                             message: "\(victim.app): killed pid \(victim.pid): \(why)",
+                             cpuSeconds: usage?.cpuSeconds, peakMemoryBytes: usage?.peakMemoryBytes))
             }
             // Finishing tasks carry no group; a launch in the same process does.
             let group = sharing.lazy.compactMap(\.processGroup).first

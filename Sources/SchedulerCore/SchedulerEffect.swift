@@ -22,6 +22,9 @@ public enum SchedulerEffect: Sendable, Equatable {
     case superviseFinishing(TaskKey, pid: Int32)
     /// A process attached to `app`: learn who it is (the vetted process), hold it, watch its exit.
     case superviseAttachment(app: Identifier, pid: Int32)
+    /// Signal what is left of a finished launch (each process only while it is the one that
+    /// started at its recorded time), once the decision is committed.
+    case endLeftover(launchID: String, members: [LeftoverEnding.Member], signal: String)
 }
 
 extension SchedulerState {

@@ -64,6 +64,19 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     public var usageHalfLifeDays: Double = 14
     /// An app not used for this many days is refreshed at most once a day.
     public var staleAfterDays: Double = 7
+    /// The CPU monitor: a refresh, push, transfer-event or finishing launch that averages more
+    /// than this percent of one core over ``cpuLimitWindowSeconds`` is expired (reason
+    /// `cpuLimit`); 0 turns it off. Derived from iOS's background CPU limit (80 % over 60 s).
+    public var cpuLimitPercent: Double = 80
+    /// The window the CPU monitor averages over; shorter than the refresh budget, so that it can
+    /// act on refresh handlers at all. See `docs/configuration.md`.
+    public var cpuLimitWindowSeconds: Double = 20
+    /// A launch whose process tree holds more than this many MiB is expired (reason
+    /// `memoryLimit`); 0 (the default) turns it off.
+    public var memoryLimitMiB: Int = 0
+    /// Account each launch in a cgroup v2 of its own where the scheduler can make one (`false`:
+    /// always sum `/proc`).
+    public var launchCgroups: Bool = true
 
     public init() {}
 
@@ -77,6 +90,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case usagePrediction, predictionLeadSeconds, predictionHorizonSeconds, predictionMinimumConfidence
         case usageHalfLifeDays, staleAfterDays
         case maxConcurrentLaunches
+        case cpuLimitPercent, cpuLimitWindowSeconds, memoryLimitMiB, launchCgroups
     }
 
     public init(from decoder: any Decoder) throws {
@@ -111,6 +125,10 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.usageHalfLifeDays, &usageHalfLifeDays)
         try read(.staleAfterDays, &staleAfterDays)
         try read(.maxConcurrentLaunches, &maxConcurrentLaunches)
+        try read(.cpuLimitPercent, &cpuLimitPercent)
+        try read(.cpuLimitWindowSeconds, &cpuLimitWindowSeconds)
+        try read(.memoryLimitMiB, &memoryLimitMiB)
+        try read(.launchCgroups, &launchCgroups)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -175,6 +193,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("transferRetryMaximumSeconds", transferRetryMaximumSeconds, month),
             ("predictionHorizonSeconds", predictionHorizonSeconds, 7 * day), ("usageHalfLifeDays", usageHalfLifeDays, 365),
             ("staleAfterDays", staleAfterDays, 365), ("predictionMinimumConfidence", predictionMinimumConfidence, 1),
+            ("cpuLimitWindowSeconds", cpuLimitWindowSeconds, 3600),
         ]
         for (name, value, maximum) in positive {
             guard value > 0 && value.isFinite else {
@@ -186,6 +205,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("expirationGraceSeconds", expirationGraceSeconds, 3600), ("coalescingWindowSeconds", coalescingWindowSeconds, day),
             ("finishedTransferRetentionSeconds", finishedTransferRetentionSeconds, year),
             ("predictionLeadSeconds", predictionLeadSeconds, day),
+            // Percent of one core: a tree may use several cores (up to 1024 of them).
+            ("cpuLimitPercent", cpuLimitPercent, 102_400),
         ]
         for (name, value, maximum) in zeroOrMore {
             guard value >= 0 && value.isFinite else { throw SettingsError(path: path, reason: "\(name) must be zero or more, not \(value)") }
@@ -195,8 +216,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("maximumPendingAppRefresh", maximumPendingAppRefresh, 1...1000), ("maximumPendingProcessing", maximumPendingProcessing, 1...1000),
             ("eventLogMaximumBytes", eventLogMaximumBytes, 4096...(1 << 40)), ("eventLogKeptFiles", eventLogKeptFiles, 1...1000),
             ("maximumConcurrentTransfers", maximumConcurrentTransfers, 1...1024), ("lowPowerBatteryPercent", lowPowerBatteryPercent, 0...100),
-            ("pushBudgetPerHour", pushBudgetPerHour, 1...3600),
             ("maxConcurrentLaunches", maxConcurrentLaunches, 1...1024),
+            ("pushBudgetPerHour", pushBudgetPerHour, 1...3600), ("memoryLimitMiB", memoryLimitMiB, 0...(1 << 24)),
         ]
         for (name, value, range) in counts where !range.contains(value) {
             throw SettingsError(path: path, reason: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")

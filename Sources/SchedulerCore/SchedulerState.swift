@@ -30,6 +30,8 @@ public struct SchedulerState: Sendable {
     /// The processes the scheduler started (or decided to kill) and has not seen end, by pid:
     /// `processes.json`, so that after a crash none of them runs on unsupervised.
     public internal(set) var processes: [Int32: ProcessLedger.Entry] = [:]
+    /// What the resource monitor measured, the CPU windows, and leftover endings.
+    public internal(set) var accounting = ResourceAccounting()
 
     /// What changed since the last ``takeChanges()``.
     public internal(set) var changes = ChangeSet()
@@ -60,6 +62,7 @@ public struct SchedulerState: Sendable {
         for push in snapshot.pushes { pushes[push.key] = push }
         for history in snapshot.usage { setUsage(history, now: usageAsOf, recordChange: false) }
         for entry in snapshot.processes?.processes ?? [] { processes[entry.pid] = entry }
+        loadEndings(snapshot.processes?.endings)
         if let stored = snapshot.conditions {
             self.conditions.overrides = stored.overrides
             self.conditions.effective = stored.overrides.applied(to: self.conditions.probed)

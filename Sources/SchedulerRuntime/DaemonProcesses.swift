@@ -27,6 +27,7 @@ extension SchedulerDaemon {
         case .success(let launched):
             children.insert(launched.pid)
             handles.holdChild(launched.pid)
+            monitor.place(launched.pid, launchID: plan.launchID)
             state.recordLaunch(plan, pid: launched.pid, processGroup: launched.pid, processStartTicks: launched.startTicks,
                                logOffset: launched.logOffset, now: now)
             logger.info("launched \(plan.app) pid \(launched.pid) for \(plan.requests.map(\.identifier.rawValue))")
@@ -76,6 +77,8 @@ extension SchedulerDaemon {
                 return
             }
             handles.kill(pid, group: group, isUnreapedChild: children.contains(pid))
+        case .endLeftover(let launchID, let members, let signal):
+            monitor.signal(members, launchID: launchID, signal: SignalName.number(of: signal) ?? SIGTERM)
         default:
             break
         }

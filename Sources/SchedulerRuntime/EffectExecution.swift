@@ -34,7 +34,7 @@ extension SchedulerDaemon {
                     try? StateFiles.write(bytes, to: paths.task(key), durable: false)
                 }
                 signal(effect)
-            case .kill:
+            case .kill, .endLeftover:
                 processActions.append(effect)
             case .transfer(.discardDownload(let record)):
                 // A file no record names: nothing to commit first.

@@ -69,7 +69,9 @@ struct GroupCommit {
         }
         if changes.conditions { try write(state.conditions, paths.conditions) }
         if changes.processes {
-            try write(ProcessLedger(processes: state.processes.values.sorted { $0.pid < $1.pid }), paths.processes)
+            let endings = state.accounting.endings.values.sorted { $0.launchID < $1.launchID }
+            try write(ProcessLedger(processes: state.processes.values.sorted { $0.pid < $1.pid }, endings: endings.isEmpty ? nil : endings),
+                      paths.processes)
         }
         for outcome in outcomes { try write(outcome, paths.outcome(outcome.command)) }
         for id in expiredOutcomes { batch.removals.append(relative(paths.outcome(id))) }

@@ -19,11 +19,15 @@ final class KernelWait {
         var stopRequested = false
         /// ``notify()`` was called: work from another thread (transfer events) is waiting.
         var notified = false
+        /// The resource monitor's sampling timer fired.
+        var samplingDue = false
     }
 
     let watcher: ChangeWatcher
     private let signalDescriptor: Int32
     private let timerDescriptor: Int32
+    /// A monotonic timer armed only while the resource monitor has launches to sample.
+    private let samplingDescriptor: Int32
     private var pidDescriptors: [Int32: Int32] = [:]
     /// A pipe another thread writes to, to stop a scheduler that runs inside another program.
     private let stopPipe: WakePipe
@@ -47,6 +51,8 @@ final class KernelWait {
         guard signalDescriptor >= 0 else { throw StateError.system(operation: "cannot create signalfd for", path: "bgtaskd", errno: errno) }
         timerDescriptor = bg_timerfd_create()
         guard timerDescriptor >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "bgtaskd", errno: errno) }
+        samplingDescriptor = bg_timerfd_create_monotonic()
+        guard samplingDescriptor >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "bgtaskd", errno: errno) }
         watcher = try ChangeWatcher()
         stopPipe = try WakePipe()
         notifyPipe = try WakePipe()
@@ -63,12 +69,23 @@ final class KernelWait {
     deinit {
         close(signalDescriptor)
         close(timerDescriptor)
+        close(samplingDescriptor)
         for descriptor in pidDescriptors.values { close(descriptor) }
     }
 
     /// Arms the single timer for `date`, or disarms it.
     func arm(at date: Date?) {
         Self.arm(timerDescriptor, at: date)
+    }
+
+    /// Arms the sampling timer `seconds` from now (at least a millisecond), or disarms it (`nil`).
+    func armSampling(in seconds: Double?) {
+        guard let seconds else {
+            bg_timerfd_set_relative(samplingDescriptor, 0)
+            return
+        }
+        let clamped = seconds.isFinite ? min(max(seconds, 0.001), 3600) : 0.001
+        bg_timerfd_set_relative(samplingDescriptor, Int64(clamped * 1_000_000_000))
     }
 
     /// Arms the absolute timerfd `timer` for `date`, or disarms it (`nil`).
@@ -101,6 +118,7 @@ final class KernelWait {
         poll.watch(.signals, signalDescriptor)
         poll.watch(.changes, watcher.descriptor)
         poll.watch(.timer, timerDescriptor)
+        poll.watch(.sampling, samplingDescriptor)
         poll.watch(.stop, stopPipe.readEnd)
         poll.watch(.notify, notifyPipe.readEnd)
         for (pid, descriptor) in pidDescriptors { poll.watch(.exit(pid), descriptor) }
@@ -119,6 +137,10 @@ final class KernelWait {
             bg_timerfd_drain(timerDescriptor)
             wake.timer = true
         }
+        if ready.contains(.sampling) {
+            bg_timerfd_drain(samplingDescriptor)
+            wake.samplingDue = true
+        }
         if ready.contains(.stop) { wake.stopRequested = true }
         if ready.contains(.notify) {
             notifyPipe.drain()
@@ -133,7 +155,7 @@ final class KernelWait {
 
     /// What the loop sleeps on.
     private enum Source: Hashable {
-        case signals, changes, timer, stop, notify
+        case signals, changes, timer, stop, notify, sampling
         /// A watched process (by its pidfd) ended.
         case exit(Int32)
 

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Foundation
 import Logging
 import SchedulerCore
@@ -47,6 +48,8 @@ public final class SchedulerDaemon {
     let launcher: ProcessLauncher
     /// Sends expiration signals at the deadline, whatever the loop is doing.
     let alarm: ExpiryAlarm
+    /// Measures what each live launch uses (`resources.json`), only while something runs.
+    let monitor: ResourceMonitor
     var transferRunner: TransferRunner!
     /// The streams of the manifests' push subscriptions.
     var pushSubscriptions: PushSubscriptionRunner!
@@ -112,6 +115,10 @@ public final class SchedulerDaemon {
         }
         let launchKey = try Self.keptLaunchKey(paths: paths, now: now)
         launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory, launchKey: launchKey.key)
+        // Orphans of a launch (a handler's `setsid` child whose parent exited) become the
+        // scheduler's children, so that it reaps them once it has ended them.
+        _ = bg_set_child_subreaper()
+        monitor = Self.makeResourceMonitor(paths: paths, settings: settings, logger: logger)
         var recoveryEvents: [Event] = launchKey.events
         do {
             for directory in paths.directories { try StateFiles.ensureDirectory(directory) }
@@ -168,6 +175,7 @@ public final class SchedulerDaemon {
                 try turn(Date(), wake: wake)
             }
             alarm.stop()
+            monitor.stop()
             // Running transfers stop where they are; the next scheduler resumes them.
             transferRunner.shutdown()
             applyTransferEvents(now: Date())
@@ -247,6 +255,7 @@ public final class SchedulerDaemon {
     /// Lets the policy act on time (expiry, kills, due launches), then commits.
     func decideAndCommit(now: Date) throws {
         if !drainingStartupInbox {
+            sampleResourcesIfDue(now: now)
             expireDueTasks(now: now)
             carryOut(state.effectsOfTime(at: now, busyTransfers: transferRunner.inFlight), now: now)
             // Before the commit, so that the alarm never writes the file of a task this commit
@@ -268,5 +277,6 @@ public final class SchedulerDaemon {
         for action in transferActions { transferRunner.perform(action) }
         transferActions.removeAll()
         wait.arm(at: nextWake)
+        armSampling()
     }
 }

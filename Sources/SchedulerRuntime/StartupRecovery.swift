@@ -20,6 +20,7 @@ extension SchedulerDaemon {
                                                   lastCommitAt: lastCommitAt) {
             ProcessLauncher.isAlive(pid: $0.pid, startTicks: $0.processStartTicks)
         }
+        processActions += state.resumeLeftoverEndings(now: now)
         for pid in state.watchedPIDs.subtracting(goneAtStart) { wait.watchExit(of: pid) }
         holdAdoptedProcesses()
     }

@@ -36,6 +36,10 @@ public struct AppRecord: Codable, Hashable, Sendable {
     public var throttleCause: String?
     /// Launches, expiries and kills per hour over the last day.
     public var activity: AppActivity?
+    /// When the CPU monitor last expired a task of the app (for its CPU or its memory), and why:
+    /// `cpuLimit` or `memoryLimit`, then what was measured.
+    public var lastCpuLimitAt: Date?
+    public var lastCpuLimitReason: String?
 
     public init(id: Identifier, enabled: Bool = true, throttleLevel: Int = 0, throttledUntil: Date? = nil,
                 launchCount: Int = 0, killCount: Int = 0, lastLaunchAt: Date? = nil,

@@ -32,6 +32,9 @@ public struct Event: Codable, Hashable, Sendable {
         case pushSubscription
         /// Uses of an app were recorded (`appUsed`), for usage prediction.
         case appUsed
+        /// What was left of a launch whose tasks were all finished was ended (SIGTERM, then
+        /// SIGKILL after the grace); the message names the pids.
+        case leftoverEnded
     }
 
     public var time: Date

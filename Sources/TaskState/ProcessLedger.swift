@@ -35,8 +35,12 @@ public struct ProcessLedger: Codable, Hashable, Sendable {
     }
 
     public var processes: [Entry]
+    /// Launches whose tasks are all finished and whose leftover processes are being ended;
+    /// absent when there are none.
+    public var endings: [LeftoverEnding]?
 
-    public init(processes: [Entry] = []) {
+    public init(processes: [Entry] = [], endings: [LeftoverEnding]? = nil) {
         self.processes = processes
+        self.endings = endings
     }
 }

@@ -35,6 +35,10 @@ struct Apps: ParsableCommand {
         /// What is left of it now.
         var pushBudgetLeft: Int?
         var lastPushResult: FetchResult?
+        /// When the CPU monitor last expired a task of the app, and why (`cpuLimit: …` or
+        /// `memoryLimit: …`, with what was measured); absent when it never did.
+        var lastCpuLimitAt: Date?
+        var lastCpuLimitReason: String?
         /// The manifest's push subscriptions, as the scheduler's subscribers last reported them
         /// (`state` is `unknown` until a scheduler has connected one).
         var pushSubscriptions: [Subscription]
@@ -89,18 +93,20 @@ struct Apps: ParsableCommand {
                          attachedProcess: record.attachedProcess,
                          pushBudgetPerHour: pushes ? state.pushBudget(of: manifest.id) : nil,
                          pushBudgetLeft: pushes ? state.pushBudgetLeft(of: manifest.id, at: now) : nil,
-                         lastPushResult: record.lastPushResult, pushSubscriptions: subscriptions)
+                         lastPushResult: record.lastPushResult, lastCpuLimitAt: record.lastCpuLimitAt,
+                         lastCpuLimitReason: record.lastCpuLimitReason, pushSubscriptions: subscriptions)
         }
         if json {
             try printJSON(Report(apps: entries, manifestErrors: catalog.problems))
             return
         }
-        var table = TextTable("APP", "ENABLED", "MODES", "THROTTLE", "LAUNCHES", "KILLS", "PUSHES", "EXECUTABLE")
+        var table = TextTable("APP", "ENABLED", "MODES", "THROTTLE", "LAUNCHES", "KILLS", "PUSHES", "EXECUTABLE", "CPU LIMIT")
         for entry in entries {
             let throttle = entry.throttledUntil.flatMap { $0 > now ? "level \(entry.throttleLevel), \(DurationText.until($0, from: now))" : nil } ?? "-"
             let pushes = entry.pushBudgetPerHour.map { "\(entry.pushBudgetLeft ?? 0)/\($0) left" } ?? "-"
             table.add(entry.id.rawValue, entry.enabled ? "yes" : "no", entry.backgroundModes.map(\.rawValue).joined(separator: ","),
-                      throttle, "\(entry.launchCount)", "\(entry.killCount)", pushes, entry.executable)
+                      throttle, "\(entry.launchCount)", "\(entry.killCount)", pushes, entry.executable,
+                      entry.lastCpuLimitAt.map { "\(DurationText.since($0, from: now)): \(entry.lastCpuLimitReason ?? "")" } ?? "-")
         }
         print(entries.isEmpty ? "no apps in \(locations.appsDirectory)" : table.render())
         let subscribed = entries.filter { !$0.pushSubscriptions.isEmpty }

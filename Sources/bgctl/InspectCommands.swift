@@ -52,14 +52,15 @@ struct List: ParsableCommand {
             pending.add(request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
                         DurationText.until(request.earliestBeginDate, from: now), requires.isEmpty ? "-" : requires, blockers)
         }
-        var running = TextTable("APP", "IDENTIFIER", "KIND", "STATE", "PID", "ELAPSED", "REMAINING", "REASON")
+        var running = TextTable("APP", "IDENTIFIER", "KIND", "STATE", "PID", "ELAPSED", "REMAINING", "REASON", "CPU%", "MEM")
         for task in listing.tasks {
             let remaining = task.state == .expiring
                 ? "killed \(DurationText.until(task.killDeadline, from: now))"
                 : DurationText.compact(task.remainingSeconds)
             running.add(task.app.rawValue, task.identifier.rawValue, task.kind.rawValue, task.state.rawValue, "\(task.pid)",
                         DurationText.compact(now.timeIntervalSince(task.startedAt)), remaining,
-                        task.simulated ? "simulated" : task.launchReason)
+                        task.simulated ? "simulated" : task.launchReason,
+                        task.cpuPercent.map { String(format: "%.1f", $0) } ?? "-", task.memoryBytes.map(MemoryText.compact) ?? "-")
         }
         var transfers = TextTable("APP", "IDENTIFIER", "DIRECTION", "STATE", "BYTES", "URL")
         for transfer in listing.transfers {

@@ -36,6 +36,14 @@ struct Listing: Encodable {
         var expiringSince: Date?
         var killDeadline: Date?
         var name: String?
+        /// From the resource monitor's last sample (`resources.json`) of the task's launch; absent
+        /// until it has one. CPU seconds of the launch's whole process tree so far.
+        var cpuSeconds: Double?
+        /// CPU use over the last sample interval, in percent of one core.
+        var cpuPercent: Double?
+        /// Resident memory of the tree now, and the most it has held, in bytes.
+        var memoryBytes: Int64?
+        var peakMemoryBytes: Int64?
     }
 
     struct Transfer: Encodable {
@@ -99,10 +107,13 @@ struct Listing: Encodable {
                            coalescingUntil: blockers.contains(.coalescing) ? turn.coalescingEnds : nil)
         }
         tasks = snapshot.tasks.sorted { $0.key < $1.key }.map { task in
-            Task(app: task.app, identifier: task.identifier, kind: task.kind, state: task.state, pid: task.pid,
-                 startedAt: task.startedAt, deadline: task.deadline, simulated: task.simulated,
-                 launchReason: task.launchReason, remainingSeconds: task.remaining(at: now),
-                 expiringSince: task.expiringSince, killDeadline: task.killDeadline, name: task.name)
+            let resources = snapshot.resources?.resources(of: task)
+            return Task(app: task.app, identifier: task.identifier, kind: task.kind, state: task.state, pid: task.pid,
+                        startedAt: task.startedAt, deadline: task.deadline, simulated: task.simulated,
+                        launchReason: task.launchReason, remainingSeconds: task.remaining(at: now),
+                        expiringSince: task.expiringSince, killDeadline: task.killDeadline, name: task.name,
+                        cpuSeconds: resources?.cpuSeconds, cpuPercent: resources?.cpuPercent,
+                        memoryBytes: resources?.memoryBytes, peakMemoryBytes: resources?.peakMemoryBytes)
         }
         transfers = snapshot.transfers.sorted { $0.key < $1.key }.map { transfer in
             Transfer(app: transfer.app, identifier: transfer.identifier, state: transfer.state,

@@ -62,4 +62,15 @@ void bg_install_crash_note(int fd);
 /// Returns 0, or -1 with errno set.
 int bg_signal_to_pipe(int signal, int fd);
 
+/// A CLOCK_MONOTONIC timerfd, non-blocking and close-on-exec: for intervals that a wall-clock
+/// jump must not stretch or shrink (the resource monitor's sampling).
+int bg_timerfd_create_monotonic(void);
+/// Arms a timer for `nanoseconds` from now; 0 disarms it.
+int bg_timerfd_set_relative(int fd, int64_t nanoseconds);
+/// CLOCK_MONOTONIC now, in seconds.
+double bg_monotonic_seconds(void);
+/// prctl(PR_SET_CHILD_SUBREAPER, 1): orphaned descendants are reparented to this process (so it
+/// can reap them) instead of to init. Returns 0, or -1 with errno set.
+int bg_set_child_subreaper(void);
+
 #endif
