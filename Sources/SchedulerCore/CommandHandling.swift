@@ -93,7 +93,13 @@ extension SchedulerState {
                 return (message, held?.id)
             }
         case .appUsed(let app, let uses):
-            result = recordUses(app: app, uses: uses, command: command.id, now: now).map { ($0, nil) }
+            result = recordUses(app: app, uses: uses, command: command.id, now: now).map { message in
+                // A person's use (no launch token) lifts a VoIP block; a launch's own does not.
+                if command.launchToken == nil { noteUseForVoIP(app: app, uses: uses, now: now) }
+                return (message, nil)
+            }
+        case .reportCall(let report):
+            result = reportCall(report, command: command.id, now: now).map { ($0, nil) }
         case .answerPush(let app, let identifier, let fetchResult):
             result = answerPush(app: app, identifier: identifier, result: fetchResult, command: command.id, now: now)
                 .map { ($0, identifier) }
@@ -203,7 +209,8 @@ extension SchedulerState {
         record(Event(time: now, type: .completed, app: appID, identifier: identifier, kind: task.kind, pid: task.pid,
                      command: command, reason: answer?.rawValue ?? (success ? "success" : "failure"),
                      message: "\(appID): \(identifier) completed \(how)\(late) after \(elapsed) s"))
-        if let answer { notePushAnswer(answer, app: appID, now: now) }
+        // A VoIP push is outside the budget: its answer neither cuts nor restores it.
+        if let answer, task.push?.isVoIP != true { notePushAnswer(answer, app: appID, now: now) }
         return .success("completed \(identifier) \(how)\(late)")
     }
 
@@ -307,6 +314,7 @@ extension CommandAction {
              .transferCancel(let app, _), .transferPause(let app, _), .transferResume(let app, _),
              .transferAcknowledge(let app, _), .answerPush(let app, _, _), .appUsed(let app, _):
             return app
+        case .reportCall(let report): return report.app
         case .push(let request): return request.app
         case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app
         case .setConditions, .clearConditions: return nil

@@ -58,6 +58,12 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     public var usageHalfLifeDays: Double = 14
     /// An app not used for this many days is refreshed at most once a day.
     public var staleAfterDays: Double = 7
+    /// A VoIP push's app must report an incoming call this soon after delivery, or it is killed
+    /// (`voipNotReported`). See `docs/scheduling.md#voip-pushes`.
+    public var voipReportSeconds: Double = 5
+    /// After this many failures to report in a row, an app's VoIP pushes are dropped until a
+    /// person uses it.
+    public var voipStrikes: Int = 3
 
     public init() {}
 
@@ -70,6 +76,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case finishedTransferRetentionSeconds, pushBudgetPerHour
         case usagePrediction, predictionLeadSeconds, predictionHorizonSeconds, predictionMinimumConfidence
         case usageHalfLifeDays, staleAfterDays
+        case voipReportSeconds, voipStrikes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -103,6 +110,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.predictionMinimumConfidence, &predictionMinimumConfidence)
         try read(.usageHalfLifeDays, &usageHalfLifeDays)
         try read(.staleAfterDays, &staleAfterDays)
+        try read(.voipReportSeconds, &voipReportSeconds)
+        try read(.voipStrikes, &voipStrikes)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -167,6 +176,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("transferRetryMaximumSeconds", transferRetryMaximumSeconds, month),
             ("predictionHorizonSeconds", predictionHorizonSeconds, 7 * day), ("usageHalfLifeDays", usageHalfLifeDays, 365),
             ("staleAfterDays", staleAfterDays, 365), ("predictionMinimumConfidence", predictionMinimumConfidence, 1),
+            ("voipReportSeconds", voipReportSeconds, 300),
         ]
         for (name, value, maximum) in positive {
             guard value > 0 && value.isFinite else {
@@ -187,7 +197,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("maximumPendingAppRefresh", maximumPendingAppRefresh, 1...1000), ("maximumPendingProcessing", maximumPendingProcessing, 1...1000),
             ("eventLogMaximumBytes", eventLogMaximumBytes, 4096...(1 << 40)), ("eventLogKeptFiles", eventLogKeptFiles, 1...1000),
             ("maximumConcurrentTransfers", maximumConcurrentTransfers, 1...1024), ("lowPowerBatteryPercent", lowPowerBatteryPercent, 0...100),
-            ("pushBudgetPerHour", pushBudgetPerHour, 1...3600),
+            ("pushBudgetPerHour", pushBudgetPerHour, 1...3600), ("voipStrikes", voipStrikes, 1...100),
         ]
         for (name, value, range) in counts where !range.contains(value) {
             throw SettingsError(path: path, reason: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")

@@ -36,6 +36,8 @@ public struct AppRecord: Codable, Hashable, Sendable {
     public var throttleCause: String?
     /// Launches, expiries and kills per hour over the last day.
     public var activity: AppActivity?
+    /// The app's standing for VoIP pushes, once it has had one (``VoIPState``).
+    public var voip: VoIPState?
 
     public init(id: Identifier, enabled: Bool = true, throttleLevel: Int = 0, throttledUntil: Date? = nil,
                 launchCount: Int = 0, killCount: Int = 0, lastLaunchAt: Date? = nil,

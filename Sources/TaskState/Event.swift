@@ -32,6 +32,15 @@ public struct Event: Codable, Hashable, Sendable {
         case pushSubscription
         /// Uses of an app were recorded (`appUsed`), for usage prediction.
         case appUsed
+        /// An app reported an incoming call (`reportCall`), and how it showed it to the user.
+        case callReported
+        /// An app did not report a call within `voipReportSeconds` of a VoIP push: a strike (its
+        /// process is killed with reason `voipNotReported`).
+        case voipStrike
+        /// An app failed to report `voipStrikes` times in a row: its VoIP pushes are dropped.
+        case voipBlocked
+        /// A person used an app whose VoIP pushes were dropped: it gets them again.
+        case voipUnblocked
     }
 
     public var time: Date
