@@ -202,15 +202,15 @@ extension SchedulerState {
         }
         // A push's task answers how it went (`UIBackgroundFetchResult`); a plain completion counts
         // as new data or a failure.
-        let answer = task.kind == .remoteNotification ? fetchResult ?? (success ? .newData : .failed) : nil
+        // A VoIP push's task has no fetch to answer for: it completes like any task.
+        let answer = task.kind == .remoteNotification && task.push?.isVoIP != true ? fetchResult ?? (success ? .newData : .failed) : nil
         let how = answer.map { "answering \($0.rawValue)" } ?? (success ? "successfully" : "with failure")
         let late = inTime ? "" : " after its expiration"
         let elapsed = String(format: "%.1f", now.timeIntervalSince(task.startedAt))
         record(Event(time: now, type: .completed, app: appID, identifier: identifier, kind: task.kind, pid: task.pid,
                      command: command, reason: answer?.rawValue ?? (success ? "success" : "failure"),
                      message: "\(appID): \(identifier) completed \(how)\(late) after \(elapsed) s"))
-        // A VoIP push is outside the budget: its answer neither cuts nor restores it.
-        if let answer, task.push?.isVoIP != true { notePushAnswer(answer, app: appID, now: now) }
+        if let answer { notePushAnswer(answer, app: appID, now: now) }
         return .success("completed \(identifier) \(how)\(late)")
     }
 

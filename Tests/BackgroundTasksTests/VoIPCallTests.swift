@@ -143,6 +143,35 @@ import Glibc
         #expect(env.fixtureEvents().isEmpty, "nothing was launched")
     }
 
+    /// `apps/<app>.json` is input: a report owed by a pid the scheduler does not supervise (here
+    /// a process of the test's own) is a strike, never a signal to that process; pid 1 and a
+    /// count past every bound are read leniently.
+    @Test func aRecordNamingAProcessTheSchedulerDoesNotSuperviseKillsNothing() throws {
+        let env = try TestEnvironment()
+        try addVoIPFixture(env, behaviour: "report")
+        let bystander = try Spawn.start("/bin/sleep", ["300"], environment: ProcessInfo.processInfo.environment,
+                                        stdout: "/dev/null", stderr: "/dev/null")
+        defer {
+            kill(bystander, SIGKILL)
+            _ = Spawn.wait(bystander)
+        }
+        try FileManager.default.createDirectory(atPath: "\(env.state)/apps", withIntermediateDirectories: true)
+        for (app, pid) in [(TestEnvironment.fixtureID, bystander), ("com.example.other", 1)] {
+            let record = #"{"enabled":true,"id":"\#(app)","killCount":0,"launchCount":0,"throttleLevel":0,"voip":{"strikes":9223372036854775807,"reportDueBy":"2026-01-01T00:00:00Z","deliveredToPID":\#(pid)}}"#
+            try Data(record.utf8).write(to: URL(fileURLWithPath: "\(env.state)/apps/\(app).json"))
+        }
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        try env.waitUntil("the overdue report to be a strike") { !env.events(.voipStrike).isEmpty }
+        let strike = try #require(env.events(.voipStrike).first { $0.app?.rawValue == TestEnvironment.fixtureID })
+        #expect(strike.message.contains("its process had already ended"), "\(strike.message)")
+        #expect(env.events(.killed).isEmpty)
+        #expect(processIsAlive(bystander))
+        #expect(try env.bgctl("status").status == 0, "the scheduler runs on")
+        let quarantined = (try? FileManager.default.contentsOfDirectory(atPath: "\(env.state)/quarantine")) ?? []
+        #expect(quarantined.isEmpty, "\(quarantined)")
+    }
+
     @Test func badTypesHandlesAndSecondReportsGetOneClearLine() throws {
         let env = try TestEnvironment()
         try addVoIPFixture(env, behaviour: "report")
