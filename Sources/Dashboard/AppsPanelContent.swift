@@ -60,7 +60,7 @@ extension PanelContent {
     private func reasonLabel(_ reason: String, room: Int) -> String {
         if reason.count <= room { return reason }
         let short = ["appRefresh": "refresh", "processing": "process", "urlSession": "session", "remoteNotification": "push",
-                     "simulated": "sim", "finishing": "finish"]
+                     "simulated": "sim", "finishing": "finish", "voipPush": "voip"]
         return short[reason] ?? reason
     }
 }

@@ -17,17 +17,17 @@ enum VoIPText {
 
     /// The detail view's line, once the app has had a VoIP push.
     static func detail(_ voip: VoIPState, date: (Date?) -> String) -> String {
+        // Most telling first: the line is cut at the overlay's width.
         var parts: [String] = []
         if let blocked = voip.blockedSince {
-            parts.append("dropped since \(date(blocked)) until a person uses the app")
+            parts.append("dropped until a person uses the app (\(voip.strikes) unreported), since \(date(blocked))")
         } else if let due = voip.reportDueBy {
             parts.append("a call must be reported by \(date(due))")
         } else {
-            parts.append("delivered")
+            parts.append(voip.strikes == 0 ? "delivered" : "delivered, \(voip.strikes) unreported in a row")
         }
-        parts.append("\(voip.strikes) unreported in a row")
         if let last = voip.lastReport {
-            parts.append("last call reported \(date(last))" + (voip.lastNotifier.map { " (\($0))" } ?? ""))
+            parts.append("last call \(date(last))" + (voip.lastNotifier.map { " (\($0))" } ?? ""))
         }
         return parts.joined(separator: ", ")
     }
