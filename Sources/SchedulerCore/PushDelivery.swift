@@ -133,7 +133,7 @@ extension SchedulerState {
         var candidates: [Date] = []
         for push in pushes.values {
             if let expiresAt = push.expiresAt { candidates.append(expiresAt) }
-            if push.isVoIP { candidates.append(now) }
+            if push.isVoIP, catalog.manifests[push.app] != nil { candidates.append(now) }
         }
         for push in nextHeldPushes() {
             let blockers = pushBlockers(for: push, at: now)

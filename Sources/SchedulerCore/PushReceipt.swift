@@ -113,6 +113,9 @@ extension SchedulerState {
                 dropHeldPush(push, code: "appDisabled", why: "background work is switched off", now: now)
             } else if let manifest = catalog.manifests[push.app], !manifest.backgroundModes.contains(.remoteNotification) {
                 dropHeldPush(push, code: "notPermitted", why: "the manifest no longer declares the 'remote-notification' background mode", now: now)
+            } else if push.isVoIP, catalog.manifests[push.app] == nil {
+                // A VoIP push is never held: without a manifest to launch, it cannot ring at all.
+                dropHeldPush(push, code: "noManifest", why: "the app has no usable manifest to launch", now: now)
             }
         }
     }

@@ -208,6 +208,30 @@ struct VoIPRulesTests {
         #expect(state.run(Self.report(handle: "+1 (555) 010-2030 #2"), at: at(4)).outcome.succeeded)
     }
 
+    /// A scheduler that stopped between a VoIP push's command and its launch left it in `pushes/`:
+    /// it goes out at the next turn, in a launch of its own; without a manifest it is dropped,
+    /// and in neither case does the scheduler wake again and again for it.
+    @Test func aVoIPPushLeftHeldByARestartGoesOutAtOnceOrIsDropped() throws {
+        var state = makeState()
+        state.setPush(HeldPush(app: Apps.pusher, id: ident("push-0a"), payload: .wakeUp, priority: .immediate,
+                               receivedAt: at(-10), type: .voip))
+        state.setPush(HeldPush(app: Apps.ghost, id: ident("push-0b"), payload: .wakeUp, priority: .immediate,
+                               receivedAt: at(-10), type: .voip))
+        #expect(state.nextWake(after: t0) == t0)
+        let plans = state.effectsOfTime(at: t0).compactMap { effect -> LaunchPlan? in
+            if case .launch(let plan) = effect { return plan }
+            return nil
+        }
+        #expect(plans.map(\.reason) == ["voipPush"])
+        #expect(plans.first?.requests.map(\.identifier) == [ident("push-0a")])
+        let dropped = try #require(state.takeChanges().events.first { $0.type == .pushDropped })
+        #expect(dropped.reason == "noManifest")
+        #expect(dropped.app == Apps.ghost)
+        for plan in plans { state.recordLaunch(plan, pid: 800, processGroup: 800, processStartTicks: 1, now: t0) }
+        #expect(state.pushes.isEmpty)
+        #expect(state.nextWake(after: t0) == at(5), "only the report deadline is left to wake for")
+    }
+
     @Test func aVoIPStateFromAFileIsReadLeniently() throws {
         let text = #"{"strikes":-4,"blockedSince":"not a date","reportDueBy":"2026-11-22T10:00:05Z","deliveredToPID":1,"lastNotifier":"smoke","recentCalls":["x","6F1C2A3B-0D4E-4F5A-8B6C-7D8E9FA0B1C2"]}"#
         let voip = try JSONFormat.decode(VoIPState.self, from: Data(text.utf8))
