@@ -23,6 +23,8 @@ public final class BGTaskScheduler: Sendable {
         var sessionHandlers: Set<String> = []
         /// `BGApplication.registerForRemoteNotifications`: runs every push's task.
         var pushHandler: PushHandler?
+        /// ``PushRegistry``: runs every VoIP push's task.
+        var voipHandler: VoIPHandler?
         var launchFinished = false
         var context: Result<AppContext, Error>?
         var delivery: TaskDelivery?
@@ -130,6 +132,31 @@ public final class BGTaskScheduler: Sendable {
         }
     }
 
+    /// Registers the VoIP push handler of a ``PushRegistry``, under the rules of the push handler.
+    @discardableResult
+    func registerVoIPHandler(_ handler: @escaping VoIPHandler) -> Bool {
+        let context: AppContext
+        switch resolvedContext() {
+        case .success(let found): context = found
+        case .failure(let error):
+            logger.error("cannot register for VoIP pushes: \(error.message)")
+            return false
+        }
+        guard context.manifest.backgroundModes.contains(.remoteNotification) else {
+            logger.error("cannot register for VoIP pushes: \(context.app)'s manifest does not declare the 'remote-notification' background mode")
+            return false
+        }
+        let registered = guarded.withLock { state -> Bool in
+            guard !state.launchFinished else { return false }
+            state.voipHandler = state.voipHandler ?? handler
+            return true
+        }
+        if !registered {
+            logger.error("cannot register for VoIP pushes: launching has finished; set desiredPushTypes before finishLaunching()")
+        }
+        return registered
+    }
+
     // MARK: - Launching
 
     /// Ends registration and starts taking tasks: the ones the scheduler launched this process
@@ -173,14 +200,15 @@ public final class BGTaskScheduler: Sendable {
             let attach = attaching && !state.launchFinished
             if attaching { state.launchFinished = true }
             let taskIdentifiers = Array(Set(state.handlers.keys).subtracting(state.sessionHandlers))
-            let acceptsPushes = state.pushHandler != nil
+            let acceptsPushes = state.pushHandler != nil || state.voipHandler != nil
             if let delivery = state.delivery {
                 return Started(delivery: delivery, attach: attach, identifiers: taskIdentifiers, acceptsPushes: acceptsPushes)
             }
-            // A push's task is named by the push's id, so its handler is found by kind.
-            let handlers: @Sendable (String, TaskKind) -> LaunchHandler? = { [weak self] id, kind in
+            // A push's task is named by the push's id, so its handler is found by kind and type.
+            let handlers: @Sendable (String, TaskKind, PushType) -> LaunchHandler? = { [weak self] id, kind, type in
                 self?.guarded.withLock { state in
-                    kind == .remoteNotification ? state.pushHandler.map { .push(handler: $0) } : state.handlers[id]
+                    guard kind == .remoteNotification else { return state.handlers[id] }
+                    return type == .voip ? state.voipHandler.map { .voip(handler: $0) } : state.pushHandler.map { .push(handler: $0) }
                 }
             }
             do throws(Error) {

@@ -22,6 +22,8 @@ extension BGTaskScheduler {
         public let code: Code
         /// The scheduler's own words.
         public let message: String
+        /// The scheduler's refusal code, when it refused (for callers that tell its names apart).
+        var refusalCode: RefusalCode?
 
         public init(_ code: Code, _ message: String) {
             self.code = code
@@ -42,6 +44,7 @@ extension BGTaskScheduler {
             case .notPermitted?: self.init(.notPermitted, refusal.message)
             default: self.init(.unavailable, refusal.message)
             }
+            refusalCode = refusal.code
         }
     }
 }

@@ -45,7 +45,13 @@ enum LaunchHandler: Sendable {
     /// `BGApplication.registerForRemoteNotifications`: runs for every push's task; its answer
     /// completes the task, and expiry cancels it.
     case push(handler: PushHandler)
+    /// ``PushRegistry`` with `desiredPushTypes = [.voIP]`: runs for every VoIP push's task; the
+    /// task completes when the delegate calls its completion.
+    case voip(handler: VoIPHandler)
 }
+
+/// What a ``PushRegistry`` registers: gets a VoIP push's payload and a completion to call.
+typealias VoIPHandler = @Sendable (_ payload: PushPayload, _ completion: @escaping @Sendable () -> Void) -> Void
 
 /// The closure an app registers for its background pushes.
 typealias PushHandler = @Sendable (_ userInfo: [AnyHashable: Any]) async -> BGApplication.BackgroundFetchResult

@@ -42,7 +42,7 @@ final class TaskDelivery: Sendable {
 
     let context: AppContext
     private let connection: SchedulerConnection
-    private let handlers: @Sendable (String, TaskKind) -> LaunchHandler?
+    private let handlers: @Sendable (String, TaskKind, PushType) -> LaunchHandler?
     private let logger: Logger
     private let guarded = Mutex<Guarded>(Guarded())
     /// Serialises reading the folder and acting on it, whichever thread asks.
@@ -52,7 +52,7 @@ final class TaskDelivery: Sendable {
     /// Read only by the delivery thread once it runs.
     private nonisolated(unsafe) let watcher: ChangeWatcher
 
-    init(context: AppContext, handlers: @escaping @Sendable (String, TaskKind) -> LaunchHandler?, logger: Logger,
+    init(context: AppContext, handlers: @escaping @Sendable (String, TaskKind, PushType) -> LaunchHandler?, logger: Logger,
          expected: Set<String>) throws(BGTaskScheduler.Error) {
         self.context = context
         connection = SchedulerConnection(context: context)
@@ -127,7 +127,7 @@ final class TaskDelivery: Sendable {
     func scan() {
         scanning.withLock { _ in
             let mine = readOwnTasks()
-            var starts: [(BGTask, LaunchHandler?, PushPayload?)] = []
+            var starts: [(BGTask, LaunchHandler?, PushPayload?, PushType)] = []
             var expirations: [@Sendable () -> Void] = []
             var cancellations: [Task<Void, Never>] = []
             let waiters = guarded.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -155,7 +155,8 @@ final class TaskDelivery: Sendable {
                         self?.complete(identifier: id, startedAt: task.startedAt, success: success, answer: answer)
                     }
                     state.entries[id] = Entry(task: bgTask, startedAt: task.startedAt)
-                    starts.append((bgTask, handlers(id, task.kind), task.push?.payload))
+                    let type = task.push?.pushType ?? .background
+                    starts.append((bgTask, handlers(id, task.kind, type), task.push?.payload, type))
                     if task.state == .expiring {
                         // Already expiring when first seen: its handler starts first, then hears
                         // of the expiry, and an async one is cancelled.
@@ -179,7 +180,7 @@ final class TaskDelivery: Sendable {
                 }
                 return takeWaitersIfIdle(&state)
             }
-            for (task, handler, payload) in starts { begin(task, handler: handler, payload: payload) }
+            for (task, handler, payload, type) in starts { begin(task, handler: handler, payload: payload, type: type) }
             for expiration in expirations { expiration() }
             for handle in cancellations { handle.cancel() }
             for waiter in waiters { waiter.resume() }
@@ -198,8 +199,11 @@ final class TaskDelivery: Sendable {
 
     // MARK: - Running handlers
 
-    private func begin(_ task: BGTask, handler: LaunchHandler?, payload: PushPayload?) {
+    private func begin(_ task: BGTask, handler: LaunchHandler?, payload: PushPayload?, type: PushType) {
         switch handler {
+        case nil where task.kind == .remoteNotification && type == .voip:
+            logger.error("no PushRegistry with desiredPushTypes [.voIP] is registered for VoIP push \(task.identifier); completing it as failed")
+            task.setTaskCompleted(success: false)
         case nil where task.kind == .remoteNotification:
             logger.error("no push handler is registered for \(task.identifier) (BGApplication.shared.registerForRemoteNotifications); answering failed")
             task.setTaskCompleted(answering: .failed)
@@ -225,6 +229,13 @@ final class TaskDelivery: Sendable {
                 // says after being cancelled.
                 task.setTaskCompleted(answering: Task.isCancelled || task.isExpired ? .failed : result.fetchResult)
             }, of: task)
+        case .voip(let handler)?:
+            guard let payload else {
+                logger.error("VoIP push \(task.identifier) carries no payload in its task file; completing it as failed")
+                task.setTaskCompleted(success: false)
+                return
+            }
+            handler(payload) { task.setTaskCompleted(success: !task.isExpired) }
         }
     }
 

@@ -38,6 +38,7 @@ enum AppDetail {
         if let budget = row.pushBudgetPerHour {
             lines.append(("pushes this hour", "\(row.pushesThisHour ?? 0) of \(budget)" + (record.lastPushResult.map { ", last answer \($0.rawValue)" } ?? "")))
         }
+        if let voip = record.voip { lines.append(("voip pushes", VoIPText.detail(voip, date: date))) }
         let requests = snapshot.pending.filter { $0.request.app == row.app }
         let tasks = snapshot.tasks.filter { $0.app == row.app }
         let transfers = snapshot.transfers.filter { $0.app == row.app }

@@ -27,9 +27,13 @@ extension PanelContent {
         } ?? TableCell("never", style: palette.inactive)
         let day = row.lastDay
         let counts = TableCell("\(day.launches)/\(day.expiries)/\(day.kills)", style: day.kills > 0 ? palette.misc : nil)
-        let pushes = row.pushBudgetPerHour.map { budget in
+        var pushes = row.pushBudgetPerHour.map { budget in
             TableCell("\(row.pushesThisHour ?? 0)/\(budget)", style: (row.pushesThisHour ?? 0) >= budget ? palette.misc : nil)
         } ?? TableCell("-")
+        // VoIP trouble outranks the budget: it is what gets an app killed or cut off.
+        if let marker = VoIPText.marker(record.voip) {
+            pushes = TableCell(marker, style: record.voip?.isBlocked == true ? palette.error : palette.misc)
+        }
         let problems = row.problemText.map { TableCell($0, style: palette.error) } ?? TableCell("-")
         return [TableCell(row.app.rawValue, keepsTail: true), enabled, throttle, pid, launch, counts, pushes, problems]
     }
@@ -56,7 +60,7 @@ extension PanelContent {
     private func reasonLabel(_ reason: String, room: Int) -> String {
         if reason.count <= room { return reason }
         let short = ["appRefresh": "refresh", "processing": "process", "urlSession": "session", "remoteNotification": "push",
-                     "simulated": "sim", "finishing": "finish"]
+                     "simulated": "sim", "finishing": "finish", "voipPush": "voip"]
         return short[reason] ?? reason
     }
 }

@@ -93,7 +93,13 @@ extension SchedulerState {
                 return (message, held?.id)
             }
         case .appUsed(let app, let uses):
-            result = recordUses(app: app, uses: uses, command: command.id, now: now).map { ($0, nil) }
+            result = recordUses(app: app, uses: uses, command: command.id, now: now).map { message in
+                // A person's use (no launch token) lifts a VoIP block; a launch's own does not.
+                if command.launchToken == nil { noteUseForVoIP(app: app, uses: uses, now: now) }
+                return (message, nil)
+            }
+        case .reportCall(let report):
+            result = reportCall(report, command: command.id, now: now).map { ($0, nil) }
         case .answerPush(let app, let identifier, let fetchResult):
             result = answerPush(app: app, identifier: identifier, result: fetchResult, command: command.id, now: now)
                 .map { ($0, identifier) }
@@ -196,7 +202,8 @@ extension SchedulerState {
         }
         // A push's task answers how it went (`UIBackgroundFetchResult`); a plain completion counts
         // as new data or a failure.
-        let answer = task.kind == .remoteNotification ? fetchResult ?? (success ? .newData : .failed) : nil
+        // A VoIP push's task has no fetch to answer for: it completes like any task.
+        let answer = task.kind == .remoteNotification && task.push?.isVoIP != true ? fetchResult ?? (success ? .newData : .failed) : nil
         let how = answer.map { "answering \($0.rawValue)" } ?? (success ? "successfully" : "with failure")
         let late = inTime ? "" : " after its expiration"
         let elapsed = String(format: "%.1f", now.timeIntervalSince(task.startedAt))
@@ -308,6 +315,7 @@ extension CommandAction {
              .transferCancel(let app, _), .transferPause(let app, _), .transferResume(let app, _),
              .transferAcknowledge(let app, _), .answerPush(let app, _, _), .appUsed(let app, _):
             return app
+        case .reportCall(let report): return report.app
         case .push(let request): return request.app
         case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app
         case .setConditions, .clearConditions: return nil

@@ -102,6 +102,7 @@ extension SchedulerState {
     private mutating func recordPushDelivery(_ key: TaskKey, plan: LaunchPlan, pid: Int32, processGroup: Int32?,
                                              processStartTicks: UInt64?, logOffset: Int64?, now: Date) {
         guard let push = takeDeliveredPush(key, now: now) else { return }
+        if push.isVoIP { return recordVoIPDelivery(push, plan: plan, pid: pid, processGroup: processGroup, processStartTicks: processStartTicks, logOffset: logOffset, now: now) }
         let budget = settings.budget(for: .remoteNotification)
         setTask(LaunchedTask(
             app: plan.app, identifier: key.identifier, kind: .remoteNotification,

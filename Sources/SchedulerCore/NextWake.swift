@@ -15,6 +15,7 @@ extension SchedulerState {
         if let transfer = nextTransferWake(after: now) { candidates.append(transfer) }
         if let session = nextSessionLaunchWake(after: now) { candidates.append(session) }
         if let push = nextPushWake(after: now) { candidates.append(push) }
+        if let report = nextVoIPReportDeadline() { candidates.append(report) }
         return candidates.min()
     }
 

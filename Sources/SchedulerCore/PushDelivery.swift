@@ -53,7 +53,7 @@ extension SchedulerState {
     /// The held push each app gets next: priority 10 first, then the oldest.
     func nextHeldPushes() -> [HeldPush] {
         var byApp: [Identifier: HeldPush] = [:]
-        for push in pushes.values {
+        for push in pushes.values where !push.isVoIP {
             if let current = byApp[push.app], Self.deliveryOrder(current, push) { continue }
             byApp[push.app] = push
         }
@@ -68,7 +68,7 @@ extension SchedulerState {
     /// one goes out this turn (one process takes both), else as a launch of their own, handed to
     /// the app's attached process when it registered a push handler.
     func addingPushDeliveries(to plans: [LaunchPlan], at now: Date) -> [LaunchPlan] {
-        var plans = plans
+        var plans = plans + heldVoIPDeliveries(at: now)
         for push in nextHeldPushes() where pushBlockers(for: push, at: now).isEmpty {
             guard let manifest = catalog.manifests[push.app] else { continue }
             let request = PendingRequest(app: push.app, identifier: push.id, kind: .remoteNotification,
@@ -99,6 +99,7 @@ extension SchedulerState {
     /// The launch that delivers `push` now, if nothing blocks it (the `push` command's own),
     /// with the app's requests due now when one process takes both.
     func pushDelivery(_ push: HeldPush, at now: Date) -> LaunchPlan? {
+        if push.isVoIP { return voipDelivery(push, at: now) }
         guard pushBlockers(for: push, at: now).isEmpty else { return nil }
         let due = dueLaunches(at: now).filter { $0.app == push.app }
         return addingPushDeliveries(to: due, at: now).first { plan in plan.requests.contains { $0.identifier == push.id } }
@@ -119,6 +120,8 @@ extension SchedulerState {
     mutating func takeDeliveredPush(_ key: TaskKey, now: Date) -> HeldPush? {
         guard let push = pushes[key] else { return nil }
         removePush(key)
+        // A VoIP push is outside the budget.
+        if push.isVoIP { return push }
         var record = app(key.app)
         record.pushDeliveries = pushesDelivered(to: key.app, inHourBefore: now) + [now]
         setApp(record)
@@ -130,6 +133,7 @@ extension SchedulerState {
         var candidates: [Date] = []
         for push in pushes.values {
             if let expiresAt = push.expiresAt { candidates.append(expiresAt) }
+            if push.isVoIP, catalog.manifests[push.app] != nil { candidates.append(now) }
         }
         for push in nextHeldPushes() {
             let blockers = pushBlockers(for: push, at: now)

@@ -65,6 +65,7 @@ extension SchedulerState {
                               command: command.id, message: "\(appID): push \(id) expired before it arrived"))
             return .success(("expired: its expiration \(JSONFormat.string(from: expiration)) has passed", nil))
         }
+        if request.type == .voip { return receiveVoIPPush(request, id: id, command: command, now: now) }
         var push = HeldPush(app: appID, id: id, payload: request.payload, priority: request.priority, receivedAt: now,
                             expiresAt: nowOnly ? now : request.expiration, collapseID: request.collapseID,
                             messageID: request.messageID, source: request.source, commandID: command.id)
@@ -86,7 +87,7 @@ extension SchedulerState {
     /// beyond ``maximumHeldPushesPerApp``), each with an event; returns how many pushes the new
     /// one stands for besides itself.
     private mutating func coalesce(into newer: HeldPush, now: Date) -> Int {
-        let held = pushes.values.filter { $0.app == newer.app }.sorted { ($0.receivedAt, $0.id) < ($1.receivedAt, $1.id) }
+        let held = pushes.values.filter { $0.app == newer.app && !$0.isVoIP }.sorted { ($0.receivedAt, $0.id) < ($1.receivedAt, $1.id) }
         var replaced = held.filter { $0.collapseGroup == newer.collapseGroup }
         let others = held.filter { $0.collapseGroup != newer.collapseGroup }
         let excess = others.count - (Self.maximumHeldPushesPerApp - 1)
@@ -112,6 +113,9 @@ extension SchedulerState {
                 dropHeldPush(push, code: "appDisabled", why: "background work is switched off", now: now)
             } else if let manifest = catalog.manifests[push.app], !manifest.backgroundModes.contains(.remoteNotification) {
                 dropHeldPush(push, code: "notPermitted", why: "the manifest no longer declares the 'remote-notification' background mode", now: now)
+            } else if push.isVoIP, catalog.manifests[push.app] == nil {
+                // A VoIP push is never held: without a manifest to launch, it cannot ring at all.
+                dropHeldPush(push, code: "noManifest", why: "the app has no usable manifest to launch", now: now)
             }
         }
     }

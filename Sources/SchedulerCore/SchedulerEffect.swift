@@ -32,7 +32,7 @@ extension SchedulerState {
     /// signals and kills, due launches (the policy's, then those for background sessions' events),
     /// and transfer attempts to start. `busyTransfers` are attempts the runtime still runs.
     public mutating func effectsOfTime(at now: Date, busyTransfers: Set<TaskKey> = []) -> [SchedulerEffect] {
-        var effects = expire(at: now)
+        var effects = expire(at: now) + enforceVoIPReports(at: now)
         // Likelihoods age with time even without new uses.
         if usageModels.values.contains(where: { now.timeIntervalSince($0.builtAt) >= 3600 }) { rebuildUsageModels(now: now) }
         expireHeldPushes(at: now)

@@ -29,6 +29,8 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
     /// process of another uid, or one neither launched by the scheduler nor running the app's
     /// executable. The runtime decides this (it needs the kernel) and hands the core the reason.
     case notAppProcess(String)
+    /// `reportCall` of a call the app already reported: a call is reported once.
+    case alreadyReported(String)
 
     /// The error's code, whose name `bgctl` messages and command outcomes carry.
     public var code: RefusalCode {
@@ -45,6 +47,7 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidCommand: return .invalidCommand
         case .launchFailed: return .launchFailed
         case .notAppProcess: return .notAppProcess
+        case .alreadyReported: return .alreadyReported
         }
     }
 
@@ -56,7 +59,7 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
         case .notPermitted(let text), .tooManyPendingTaskRequests(let text), .unavailable(let text),
              .unknownApp(let text), .noSuchRequest(let text), .noSuchTask(let text), .alreadyRunning(let text),
              .alreadyExpiring(let text), .ambiguous(let text), .invalidCommand(let text), .launchFailed(let text),
-             .notAppProcess(let text):
+             .notAppProcess(let text), .alreadyReported(let text):
             return text
         }
     }

@@ -77,6 +77,12 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     /// Account each launch in a cgroup v2 of its own where the scheduler can make one (`false`:
     /// always sum `/proc`).
     public var launchCgroups: Bool = true
+    /// A VoIP push's app must report an incoming call this soon after delivery, or it is killed
+    /// (`voipNotReported`). See `docs/scheduling.md#voip-pushes`.
+    public var voipReportSeconds: Double = 5
+    /// After this many failures to report in a row, an app's VoIP pushes are dropped until a
+    /// person uses it.
+    public var voipStrikes: Int = 3
 
     public init() {}
 
@@ -91,6 +97,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case usageHalfLifeDays, staleAfterDays
         case maxConcurrentLaunches
         case cpuLimitPercent, cpuLimitWindowSeconds, memoryLimitMiB, launchCgroups
+        case voipReportSeconds, voipStrikes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -129,6 +136,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.cpuLimitWindowSeconds, &cpuLimitWindowSeconds)
         try read(.memoryLimitMiB, &memoryLimitMiB)
         try read(.launchCgroups, &launchCgroups)
+        try read(.voipReportSeconds, &voipReportSeconds)
+        try read(.voipStrikes, &voipStrikes)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -194,6 +203,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("predictionHorizonSeconds", predictionHorizonSeconds, 7 * day), ("usageHalfLifeDays", usageHalfLifeDays, 365),
             ("staleAfterDays", staleAfterDays, 365), ("predictionMinimumConfidence", predictionMinimumConfidence, 1),
             ("cpuLimitWindowSeconds", cpuLimitWindowSeconds, 3600),
+            ("voipReportSeconds", voipReportSeconds, 300),
         ]
         for (name, value, maximum) in positive {
             guard value > 0 && value.isFinite else {
@@ -218,6 +228,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("maximumConcurrentTransfers", maximumConcurrentTransfers, 1...1024), ("lowPowerBatteryPercent", lowPowerBatteryPercent, 0...100),
             ("maxConcurrentLaunches", maxConcurrentLaunches, 1...1024),
             ("pushBudgetPerHour", pushBudgetPerHour, 1...3600), ("memoryLimitMiB", memoryLimitMiB, 0...(1 << 24)),
+            ("voipStrikes", voipStrikes, 1...100),
         ]
         for (name, value, range) in counts where !range.contains(value) {
             throw SettingsError(path: path, reason: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")

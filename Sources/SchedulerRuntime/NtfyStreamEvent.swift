@@ -57,7 +57,21 @@ struct NtfyStreamEvent: Decodable, Equatable {
         } catch {
             return .failure(PushRefusal(description: "message \(shownID) is not a push: \(error.description)"))
         }
-        let request = PushRequest(app: app, payload: payload, priority: Self.pushPriority(ntfy: priority), messageID: id, source: source)
+        // `apns-push-type` travels in the body: `"type": "voip"` makes a VoIP push.
+        let type: PushType
+        switch payload.object["type"] {
+        case nil: type = .background
+        case let text as String:
+            do {
+                type = try PushType(validating: text)
+            } catch {
+                return .failure(PushRefusal(description: "message \(shownID) is not a push: \(error.description)"))
+            }
+        default:
+            return .failure(PushRefusal(description: "message \(shownID) is not a push: its \"type\" must be the string background or voip"))
+        }
+        let request = PushRequest(app: app, payload: payload, priority: Self.pushPriority(ntfy: priority), messageID: id,
+                                  source: source, type: type)
         if let problem = request.problem { return .failure(PushRefusal(description: "message \(shownID): \(problem)")) }
         return .success(request)
     }

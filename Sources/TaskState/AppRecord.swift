@@ -40,6 +40,8 @@ public struct AppRecord: Codable, Hashable, Sendable {
     /// `cpuLimit` or `memoryLimit`, then what was measured.
     public var lastCpuLimitAt: Date?
     public var lastCpuLimitReason: String?
+    /// The app's standing for VoIP pushes, once it has had one (``VoIPState``).
+    public var voip: VoIPState?
 
     public init(id: Identifier, enabled: Bool = true, throttleLevel: Int = 0, throttledUntil: Date? = nil,
                 launchCount: Int = 0, killCount: Int = 0, lastLaunchAt: Date? = nil,

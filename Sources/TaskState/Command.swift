@@ -86,6 +86,12 @@ public struct Command: Codable, Hashable, Sendable {
         var acceptsPushes: Bool?
         /// `appUsed`: when a person used the app.
         var uses: [Date]?
+        /// `push`: `background` (when absent) or `voip`.
+        var pushType: String?
+        /// `reportCall`: the call's UUID, the caller's handle, and how the app showed the call.
+        var callUUID: String?
+        var handle: String?
+        var notifier: String?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -171,14 +177,24 @@ public struct Command: Codable, Hashable, Sendable {
                 }
                 return known
             } ?? .immediate
+            let type: PushType
+            do {
+                type = try wire.pushType.map { text throws(PushTypeError) in try PushType(validating: text) } ?? .background
+            } catch {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [AnyKey("pushType")], debugDescription: error.description))
+            }
             action = .push(PushRequest(app: try need(wire.app, "app"), payload: payload, priority: priority,
                                        expiration: wire.expiration, collapseID: wire.collapseId, messageID: wire.messageId,
-                                       source: wire.source))
+                                       source: wire.source, type: type))
         case .answerPush:
             action = .answerPush(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"),
                                  result: try need(wire.fetchResult, "fetchResult"))
         case .appUsed:
             action = .appUsed(app: try need(wire.app, "app"), uses: try need(wire.uses, "uses"))
+        case .reportCall:
+            // Checked by the scheduler (``CallReport/problem``), which refuses it with the reason.
+            action = .reportCall(CallReport(app: try need(wire.app, "app"), uuid: try need(wire.callUUID, "callUUID"),
+                                            handle: try need(wire.handle, "handle"), notifier: wire.notifier))
         }
     }
 
@@ -252,6 +268,7 @@ public struct Command: Codable, Hashable, Sendable {
             wire.collapseId = request.collapseID
             wire.messageId = request.messageID
             wire.source = request.source
+            wire.pushType = request.type == .background ? nil : request.type.rawValue
         case .answerPush(let app, let identifier, let result):
             wire.app = app
             wire.identifier = identifier
@@ -259,6 +276,11 @@ public struct Command: Codable, Hashable, Sendable {
         case .appUsed(let app, let uses):
             wire.app = app
             wire.uses = uses
+        case .reportCall(let report):
+            wire.app = report.app
+            wire.callUUID = report.uuid
+            wire.handle = report.handle
+            wire.notifier = report.notifier
         }
         try wire.encode(to: encoder)
     }
@@ -301,6 +323,9 @@ public enum CommandAction: Hashable, Sendable {
     /// A person used the app at these times (`bgctl app used`, `bgctl usage import`, the library
     /// when a process a person started finishes launching): the usage prediction learns from them.
     case appUsed(app: Identifier, uses: [Date])
+    /// The app reported an incoming call (CallKit's `reportNewIncomingCall`), as a VoIP push
+    /// obliges it to: see `docs/scheduling.md#voip-pushes`.
+    case reportCall(CallReport)
 
     /// The `type` written on disk.
     public enum Name: String, Codable, Sendable, CaseIterable {
@@ -308,6 +333,7 @@ public enum CommandAction: Hashable, Sendable {
         case setAppEnabled, setConditions, clearConditions, attach, detach
         case transferCreate, transferCancel, transferPause, transferResume, transferAcknowledge
         case push, answerPush, appUsed
+        case reportCall
     }
 
     public var name: Name {
@@ -332,6 +358,7 @@ public enum CommandAction: Hashable, Sendable {
         case .push: return .push
         case .answerPush: return .answerPush
         case .appUsed: return .appUsed
+        case .reportCall: return .reportCall
         }
     }
 }

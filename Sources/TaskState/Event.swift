@@ -35,6 +35,15 @@ public struct Event: Codable, Hashable, Sendable {
         /// What was left of a launch whose tasks were all finished was ended (SIGTERM, then
         /// SIGKILL after the grace); the message names the pids.
         case leftoverEnded
+        /// An app reported an incoming call (`reportCall`), and how it showed it to the user.
+        case callReported
+        /// An app did not report a call within `voipReportSeconds` of a VoIP push: a strike (its
+        /// process is killed with reason `voipNotReported`).
+        case voipStrike
+        /// An app failed to report `voipStrikes` times in a row: its VoIP pushes are dropped.
+        case voipBlocked
+        /// A person used an app whose VoIP pushes were dropped: it gets them again.
+        case voipUnblocked
     }
 
     public var time: Date

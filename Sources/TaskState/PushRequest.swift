@@ -18,13 +18,17 @@ public struct PushRequest: Hashable, Sendable {
     public var messageID: String?
     /// Where it came from: `bgctl`, or the subscription's URL.
     public var source: String?
+    /// `background` (the default) or `voip` (``PushType``).
+    public var type: PushType
 
     /// The longest collapse id (APNs: 64 bytes) and message id accepted.
     public static let maximumTagBytes = 64
 
     public init(app: Identifier, payload: PushPayload = .wakeUp, priority: PushPriority = .immediate,
-                expiration: Date? = nil, collapseID: String? = nil, messageID: String? = nil, source: String? = nil) {
+                expiration: Date? = nil, collapseID: String? = nil, messageID: String? = nil, source: String? = nil,
+                type: PushType = .background) {
         self.app = app
+        self.type = type
         self.payload = payload
         self.priority = priority
         self.expiration = expiration
@@ -72,10 +76,13 @@ public struct HeldPush: Codable, Hashable, Sendable {
     public var coalescedCount: Int
     /// The command that brought it.
     public var commandID: String?
+    /// `voip` for a VoIP push; `nil` for a background one (as files from before it was known).
+    public var pushType: PushType?
 
     public init(app: Identifier, id: Identifier, payload: PushPayload, priority: PushPriority, receivedAt: Date,
                 expiresAt: Date? = nil, collapseID: String? = nil, messageID: String? = nil, source: String? = nil,
-                coalescedCount: Int = 0, commandID: String? = nil) {
+                coalescedCount: Int = 0, commandID: String? = nil, type: PushType = .background) {
+        self.pushType = type == .background ? nil : type
         self.app = app
         self.id = id
         self.payload = payload
@@ -97,6 +104,7 @@ public struct HeldPush: Codable, Hashable, Sendable {
     /// Spelled as the `push` command and `bgctl list --json` spell them.
     enum CodingKeys: String, CodingKey {
         case app, id, payload, priority, receivedAt, expiresAt, source, coalescedCount, commandID
+        case pushType = "type"
         case collapseID = "collapseId", messageID = "messageId"
     }
 
@@ -114,6 +122,7 @@ public struct HeldPush: Codable, Hashable, Sendable {
         source = try container.decodeIfPresent(String.self, forKey: .source)
         coalescedCount = try container.decodeIfPresent(Int.self, forKey: .coalescedCount) ?? 0
         commandID = try container.decodeIfPresent(String.self, forKey: .commandID)
+        pushType = try container.decodeIfPresent(PushType.self, forKey: .pushType)
         guard (0...Self.maximumCoalescedCount).contains(coalescedCount) else {
             throw DecodingError.dataCorruptedError(forKey: .coalescedCount, in: container,
                                                    debugDescription: "coalescedCount must be from 0 to \(Self.maximumCoalescedCount), not \(coalescedCount)")
@@ -124,6 +133,9 @@ public struct HeldPush: Codable, Hashable, Sendable {
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem)
         }
     }
+
+    /// Whether it is a VoIP push: delivered at once, never held nor coalesced.
+    public var isVoIP: Bool { pushType == .voip }
 
     /// Held pushes with the same group replace each other.
     public var collapseGroup: String { collapseID ?? "" }

@@ -13,6 +13,8 @@ public enum RefusalCode: String, Codable, Sendable, CaseIterable {
     case invalidCommand
     case launchFailed
     case notAppProcess
+    /// `reportCall` of a call UUID the app already reported.
+    case alreadyReported
 }
 
 extension CommandOutcome.Refusal {

@@ -42,6 +42,10 @@ struct Apps: ParsableCommand {
         /// The manifest's push subscriptions, as the scheduler's subscribers last reported them
         /// (`state` is `unknown` until a scheduler has connected one).
         var pushSubscriptions: [Subscription]
+        /// The app's standing for VoIP pushes (strikes, blocked, the report it owes), once it has
+        /// had one; `voipState` is its one word (`ok`, `ringing`, `N strike(s)`, `blocked`).
+        var voip: VoIPState?
+        var voipState: String?
     }
 
     struct LastDay: Encodable {
@@ -94,18 +98,19 @@ struct Apps: ParsableCommand {
                          pushBudgetPerHour: pushes ? state.pushBudget(of: manifest.id) : nil,
                          pushBudgetLeft: pushes ? state.pushBudgetLeft(of: manifest.id, at: now) : nil,
                          lastPushResult: record.lastPushResult, lastCpuLimitAt: record.lastCpuLimitAt,
-                         lastCpuLimitReason: record.lastCpuLimitReason, pushSubscriptions: subscriptions)
+                         lastCpuLimitReason: record.lastCpuLimitReason, pushSubscriptions: subscriptions,
+                         voip: record.voip, voipState: record.voip?.summary)
         }
         if json {
             try printJSON(Report(apps: entries, manifestErrors: catalog.problems))
             return
         }
-        var table = TextTable("APP", "ENABLED", "MODES", "THROTTLE", "LAUNCHES", "KILLS", "PUSHES", "EXECUTABLE", "CPU LIMIT")
+        var table = TextTable("APP", "ENABLED", "MODES", "THROTTLE", "LAUNCHES", "KILLS", "PUSHES", "VOIP", "EXECUTABLE", "CPU LIMIT")
         for entry in entries {
             let throttle = entry.throttledUntil.flatMap { $0 > now ? "level \(entry.throttleLevel), \(DurationText.until($0, from: now))" : nil } ?? "-"
             let pushes = entry.pushBudgetPerHour.map { "\(entry.pushBudgetLeft ?? 0)/\($0) left" } ?? "-"
             table.add(entry.id.rawValue, entry.enabled ? "yes" : "no", entry.backgroundModes.map(\.rawValue).joined(separator: ","),
-                      throttle, "\(entry.launchCount)", "\(entry.killCount)", pushes, entry.executable,
+                      throttle, "\(entry.launchCount)", "\(entry.killCount)", pushes, entry.voipState ?? "-", entry.executable,
                       entry.lastCpuLimitAt.map { "\(DurationText.since($0, from: now)): \(entry.lastCpuLimitReason ?? "")" } ?? "-")
         }
         print(entries.isEmpty ? "no apps in \(locations.appsDirectory)" : table.render())

@@ -23,6 +23,8 @@ struct PushCommand: ParsableCommand {
     @Option(name: .customLong("collapse-id"), help: "apns-collapse-id: held pushes with the same one replace each other.")
     var collapseID: String?
     @Option(name: .customLong("id"), help: "apns-id: a second push with the same id is not delivered again.") var messageID: String?
+    @Option(help: "apns-push-type: background (the default) or voip (delivered at once, outside the budget; the app must report a call).")
+    var type: String = PushType.background.rawValue
 
     func validate() throws {
         if payload != nil && payloadFile != nil { throw ValidationError("give --payload or --payload-file, not both") }
@@ -33,7 +35,7 @@ struct PushCommand: ParsableCommand {
         let request = PushRequest(
             app: try identifier(app, "app"), payload: try readPayload(), priority: try Self.priority(priority),
             expiration: try expiration.map { try Self.expiration($0, now: now) }, collapseID: collapseID, messageID: messageID,
-            source: "bgctl")
+            source: "bgctl", type: try Self.type(type))
         if let problem = request.problem { throw ValidationError(problem) }
         // "Deliver now or drop" means nothing once queued for a scheduler that is not running.
         let nowOnly = request.expiration.map { $0 <= now } ?? false
@@ -61,6 +63,14 @@ struct PushCommand: ParsableCommand {
             // Refused like the scheduler would refuse it (exit 1), before anything is written.
             printError(error.description)
             throw BGCtl.Exit.refused
+        }
+    }
+
+    static func type(_ text: String) throws -> PushType {
+        do {
+            return try PushType(validating: text)
+        } catch {
+            throw ValidationError("bad --type: \(error.description)")
         }
     }
 

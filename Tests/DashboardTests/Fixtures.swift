@@ -289,6 +289,35 @@ enum Fixtures {
         return made
     }()
 
+    /// The apps above and three that take VoIP pushes: one cut off after failing to report its
+    /// calls, one that owes a report now, one with a failure behind it.
+    static let withVoIPApps: DashboardSnapshot = {
+        var made = busy
+        let modes: [BackgroundMode] = [.fetch, .remoteNotification]
+        var phone = AppRecord(id: id("com.example.phone"), launchCount: 7, killCount: 3, lastLaunchAt: at(-30))
+        phone.lastLaunchReason = "voipPush"
+        phone.voip = VoIPState(strikes: 3, lastDelivery: at(-35), lastReport: at(-7200), blockedSince: at(-30), lastNotifier: "dbus")
+        var talk = AppRecord(id: id("com.example.talk"), launchCount: 2, lastLaunchAt: at(-2))
+        talk.lastLaunchReason = "voipPush"
+        talk.voip = VoIPState(strikes: 0, lastDelivery: at(-2), lastReport: at(-600), reportDueBy: at(3), deliveredToPID: 31_020,
+                              lastNotifier: "notify-send")
+        var chat = AppRecord(id: id("com.example.chat"), launchCount: 4, killCount: 1, lastLaunchAt: at(-900))
+        chat.lastLaunchReason = "voipPush"
+        chat.voip = VoIPState(strikes: 1, lastDelivery: at(-900), lastReport: at(-3000), lastNotifier: "log")
+        made.apps = [
+            DashboardSnapshot.AppRow(app: id("com.example.phone"), record: phone,
+                                     manifest: manifest("com.example.phone", [], modes), lastDay: activity(7, 0, 3),
+                                     pushesThisHour: 0, pushBudgetPerHour: 3),
+            DashboardSnapshot.AppRow(app: id("com.example.talk"), record: talk,
+                                     manifest: manifest("com.example.talk", [], modes), lastDay: activity(2, 0, 0),
+                                     pushesThisHour: 1, pushBudgetPerHour: 3),
+            DashboardSnapshot.AppRow(app: id("com.example.chat"), record: chat,
+                                     manifest: manifest("com.example.chat", [], modes), lastDay: activity(4, 0, 1),
+                                     pushesThisHour: 0, pushBudgetPerHour: 3),
+        ] + someApps
+        return made
+    }()
+
     /// An app whose identifiers repeat its long name, in every panel that shows identifiers.
     static let stubborn: DashboardSnapshot = {
         var made = snapshot(

@@ -132,6 +132,15 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                            theme: look.theme, glyphs: look.glyphs),
             ]
         }
+        // VoIP standing: the PUSH column's marker (block, ring, Nmiss) and the detail's line.
+        let voipApps = Fixtures.withVoIPApps
+        cases += [
+            GoldenCase(name: "appsPanelVoIP", snapshot: voipApps, state: focused(.apps, id: Fixtures.appRowID("com.example.phone"))),
+            GoldenCase(name: "detailAppVoIP", snapshot: voipApps,
+                       state: focused(.apps, id: Fixtures.appRowID("com.example.phone"), overlay: .detail)),
+            GoldenCase(name: "appsPanelVoIPAscii", snapshot: voipApps, state: focused(.apps, id: Fixtures.appRowID("com.example.talk")),
+                       theme: .monochrome, glyphs: .ascii),
+        ]
         // The log pager (o) on the running mail handler's launch: following it, after a search,
         // while a search is typed; monochrome and ASCII.
         let mailLaunch: [Key] = [.character("2"), .character("j"), .character("o")]

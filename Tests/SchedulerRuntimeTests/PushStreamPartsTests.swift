@@ -47,6 +47,26 @@ import Testing
         #expect(throws: NtfyStreamEvent.Unreadable.self) { try NtfyStreamEvent(line: #"{"event":"open"}"#) }
     }
 
+    @Test func aMessageBodysTypeMakesAVoIPPushAndAnyOtherTypeIsNoPush() throws {
+        let app = try Identifier(validating: "com.example.phone")
+        func push(_ body: String) -> Result<PushRequest, NtfyStreamEvent.PushRefusal> {
+            NtfyStreamEvent(id: "m1", event: "message", message: body).push(for: app, source: "s")
+        }
+        #expect(try push(#"{"aps":{"content-available":1},"type":"voip"}"#).get().type == .voip)
+        #expect(try push(#"{"aps":{"content-available":1},"type":"background"}"#).get().type == .background)
+        #expect(try push(#"{"aps":{"content-available":1}}"#).get().type == .background)
+        guard case .failure(let ring) = push(#"{"aps":{"content-available":1},"type":"ring"}"#) else {
+            Issue.record("type ring made a push")
+            return
+        }
+        #expect(ring.description == "message m1 is not a push: push type must be background or voip, not 'ring'")
+        guard case .failure(let number) = push(#"{"aps":{"content-available":1},"type":5}"#) else {
+            Issue.record("type 5 made a push")
+            return
+        }
+        #expect(number.description.contains("must be the string background or voip"))
+    }
+
     @Test func theBackoffDoublesFromOneSecondToFiveMinutes() {
         let delays = (0...12).map { ReconnectBackoff.delay(afterFailures: $0) }
         #expect(delays == [1, 1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300])

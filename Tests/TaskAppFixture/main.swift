@@ -237,6 +237,48 @@ if mode == "session" {
     }
 }
 
+if mode == "voip" {
+    // `voip report|silent`: registers for VoIP pushes (PushRegistry). `report` reports the call
+    // the payload names ("uuid", "handle"; a fresh UUID and "alice" when absent), records how it
+    // was shown, reports it a second time (which must be refused), then completes. `silent`
+    // never reports nor completes: the scheduler must kill it.
+    final class CallAnswerer: PushRegistryDelegate {
+        let reports: Bool
+        let provider = CallProvider(configuration: .init(localizedName: "Fixture Phone"))
+        init(reports: Bool) { self.reports = reports }
+
+        func pushRegistry(_ registry: PushRegistry, didReceiveIncomingPushWith payload: PushRegistry.Payload,
+                          for type: PushRegistry.PushType, completion: @escaping @Sendable () -> Void) {
+            let object = payload.dictionaryPayload
+            record("voip-received", "", "\(object["handle"] as? String ?? "")")
+            guard reports else { return }
+            let uuid = (object["uuid"] as? String).flatMap(UUID.init(uuidString:)) ?? UUID()
+            let handle = object["handle"] as? String ?? "alice"
+            do {
+                let notifier = try provider.reportNewIncomingCall(uuid: uuid, handle: handle)
+                record("call-reported", uuid.uuidString, notifier)
+            } catch {
+                record("call-report-failed", uuid.uuidString, "\(error.code): \(error.message)")
+            }
+            do {
+                try provider.reportNewIncomingCall(uuid: uuid, handle: handle)
+                record("second-report-accepted", uuid.uuidString)
+            } catch {
+                record("second-report-refused", uuid.uuidString, "\(error.code): \(error.message)")
+            }
+            completion()
+        }
+    }
+    let answerer = CallAnswerer(reports: arguments.dropFirst().first != "silent")
+    let registry = PushRegistry(queue: nil)
+    registry.delegate = answerer
+    registry.desiredPushTypes = [.voIP]
+    await scheduler.runUntilComplete()
+    record("exiting")
+    withExtendedLifetime((answerer, registry)) {}
+    exit(0)
+}
+
 if mode == "serve" {
     // An app with a life of its own: it attaches and takes tasks as they come due, until killed.
     for id in identifiers {

@@ -49,6 +49,9 @@ struct CommandTests {
         .answerPush(app: app, identifier: ident("push-1a2b"), result: .noData),
         .attach(app: app, pid: 4242, identifiers: [], acceptsPushes: true),
         .appUsed(app: app, uses: [referenceDate, referenceDate.addingTimeInterval(-3600.25)]),
+        .push(PushRequest(app: app, source: "bgctl", type: .voip)),
+        .reportCall(CallReport(app: app, uuid: "6F1C2A3B-0D4E-4F5A-8B6C-7D8E9FA0B1C2", handle: "+1 (555) 010-2030", notifier: "dbus")),
+        .reportCall(CallReport(app: app, uuid: "6F1C2A3B-0D4E-4F5A-8B6C-7D8E9FA0B1C2", handle: "sip:bob@example.org")),
     ]
 
     @Test("every action survives encode and decode", arguments: actions)
@@ -73,7 +76,7 @@ struct CommandTests {
         let contract: Set<String> = ["submit", "cancel", "cancelAll", "simulateLaunch", "simulateExpiration", "complete",
                                      "beginFinishing", "setAppEnabled", "setConditions", "clearConditions", "attach", "detach",
                                      "transferCreate", "transferCancel", "transferPause", "transferResume", "transferAcknowledge",
-                                     "push", "answerPush", "appUsed"]
+                                     "push", "answerPush", "appUsed", "reportCall"]
         #expect(covered == contract)
     }
 
