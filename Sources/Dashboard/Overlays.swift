@@ -83,9 +83,9 @@ enum Overlays {
                 lines += UsageHeatMap.lines()
             }
             let blockers = Set(row.blockers)
-            // Usage prediction's waits are listed only when they hold the request: most apps
-            // have no usage history, and "ok" would say nothing.
-            for blocker in Blocker.allCases where blockers.contains(blocker) || !blocker.isUsagePlan {
+            // Usage prediction's waits and the recent-use rule are listed only when they hold the
+            // request: most apps have no usage history, and "ok" would say nothing.
+            for blocker in Blocker.allCases where blockers.contains(blocker) || !(blocker.isUsagePlan || blocker == .notRecentlyUsed) {
                 lines.append((blockers.contains(blocker) ? "  waiting" : "  ok", Self.condition(clearing: blocker, for: request)))
             }
         case .running:
@@ -184,6 +184,7 @@ enum Overlays {
         case .predictedUse: return "the refresh's planned time, before the predicted use (app refresh only)"
         case .rarelyUsed: return "a day since the last refresh of a rarely used app"
         case .usageRate: return "no more refreshes than the app has uses (no habit to prepare for)"
+        case .notRecentlyUsed: return "a person uses the app (processingRecentUseDays; processing only)"
         }
     }
 }

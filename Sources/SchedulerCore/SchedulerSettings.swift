@@ -58,6 +58,11 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     public var usageHalfLifeDays: Double = 14
     /// An app not used for this many days is refreshed at most once a day.
     public var staleAfterDays: Double = 7
+    /// Processing requests of an app a person has not used within this many days wait
+    /// (`notRecentlyUsed`); 0 switches the rule off. Off by default: many Linux programs that
+    /// deserve maintenance time are never opened by a person. Apple's rule is a week (7).
+    /// See `docs/scheduling.md#the-small-rules`.
+    public var processingRecentUseDays: Double = 0
 
     public init() {}
 
@@ -70,6 +75,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case finishedTransferRetentionSeconds, pushBudgetPerHour
         case usagePrediction, predictionLeadSeconds, predictionHorizonSeconds, predictionMinimumConfidence
         case usageHalfLifeDays, staleAfterDays
+        case processingRecentUseDays
     }
 
     public init(from decoder: any Decoder) throws {
@@ -103,6 +109,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.predictionMinimumConfidence, &predictionMinimumConfidence)
         try read(.usageHalfLifeDays, &usageHalfLifeDays)
         try read(.staleAfterDays, &staleAfterDays)
+        try read(.processingRecentUseDays, &processingRecentUseDays)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -178,6 +185,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("expirationGraceSeconds", expirationGraceSeconds, 3600), ("coalescingWindowSeconds", coalescingWindowSeconds, day),
             ("finishedTransferRetentionSeconds", finishedTransferRetentionSeconds, year),
             ("predictionLeadSeconds", predictionLeadSeconds, day),
+            // Days, not seconds: a use is forgotten after a year (UsageHistory.maximumAge).
+            ("processingRecentUseDays", processingRecentUseDays, 365),
         ]
         for (name, value, maximum) in zeroOrMore {
             guard value >= 0 && value.isFinite else { throw SettingsError(path: path, reason: "\(name) must be zero or more, not \(value)") }

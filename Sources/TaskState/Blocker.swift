@@ -27,6 +27,9 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
     case rarelyUsed
     /// The app has no habit to prepare for: it is refreshed no more often than it is used.
     case usageRate
+    /// A processing request of an app a person has not used within `processingRecentUseDays`
+    /// (`docs/scheduling.md#the-small-rules`): it clears when the app is used, not by time.
+    case notRecentlyUsed
 
     /// The short words of tables (`bgtop`'s pending and transfer panels); `bgctl` and the detail
     /// view use the case name itself.
@@ -41,6 +44,7 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
         case .predictedUse: return "predicted use"
         case .rarelyUsed: return "rarely used"
         case .usageRate: return "use rate"
+        case .notRecentlyUsed: return "not used lately"
         case .network, .idle, .throttled: return rawValue
         }
     }
