@@ -89,7 +89,10 @@ enum Overlays {
                 lines.append((blockers.contains(blocker) ? "  waiting" : "  ok", Self.condition(clearing: blocker, for: request)))
             }
         case .running:
-            let task = snapshot.tasks[source]
+            guard let task = snapshot.runningTask(source) else {
+                lines = snapshot.endingLaunch(source).map { ResourceDetail.lines($0, date: date) } ?? []
+                break
+            }
             key = task.key
             lines = [("app", task.app.rawValue), ("identifier", task.identifier.rawValue), ("kind", task.kind.rawValue),
                      ("state", task.state.rawValue), ("pid", "\(task.pid)" + (task.processGroup.map { " (group \($0))" } ?? "")),
@@ -98,6 +101,7 @@ enum Overlays {
                      ("expiration signal", task.expirationSignal)]
             if let name = task.name { lines.append(("name", name)) }
             if let push = task.push { lines.append(("push payload", push.payload.text)) }
+            lines += ResourceDetail.lines(snapshot.resources(of: task), date: date)
         case .transfers:
             let transfer = snapshot.transfers[source]
             key = transfer.key
