@@ -128,8 +128,13 @@ extension DashboardState {
         let source = rows.sourceIndices[index]
         switch (action, panel) {
         case (.push, .pending), (.push, .running), (.push, .transfers):
-            guard let app = panel == .pending ? snapshot.pending[source].request.app
-                : panel == .running ? snapshot.runningApp(source) : snapshot.transfers[source].app else { return [] }
+            let selectedApp: Identifier?
+            switch panel {
+            case .pending: selectedApp = snapshot.pending[source].request.app
+            case .running: selectedApp = snapshot.runningApp(source)
+            default: selectedApp = snapshot.transfers[source].app
+            }
+            guard let app = selectedApp else { return [] }
             return [.send(.push(PushRequest(app: app, source: "bgtop")), summary: "push to \(app)")]
         case (.launch, .pending) where snapshot.pending[source].push != nil, (.cancel, .pending) where snapshot.pending[source].push != nil:
             status = Status("a held push is delivered by the push rules; it cannot be \(action == .launch ? "launched" : "cancelled")", isError: true)
