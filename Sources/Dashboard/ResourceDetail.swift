@@ -12,7 +12,7 @@ enum ResourceDetail {
         var lines: [(String, String)] = []
         if resources.phase == .ending {
             lines += [("app", resources.app.rawValue), ("launch", resources.launchID),
-                      ("phase", "ending: its tasks are done and what is left of its process tree is being ended")]
+                      ("phase", "ending: tasks done, the rest of its tree being ended")]
         }
         lines += [("cpu time", ResourceText.cpuTime(resources.cpuSeconds)),
                   ("cpu", resources.cpuPercent.map { ResourceText.percent($0) + "% of one core" } ?? "- (needs two samples)"),

@@ -19,7 +19,7 @@ extension PanelContent {
     }
 
     func runningCells(source: Int, widths: [Int]) -> [TableCell] {
-        let showsElapsed = widths.count == 11
+        let showsElapsed = widths.count == 10
         let now = snapshot.now
         guard let task = snapshot.runningTask(source) else {
             guard let launch = snapshot.endingLaunch(source) else { return [] }

@@ -44,5 +44,9 @@ import Testing
         let wide = DashboardView.render(Fixtures.withResources, state: state(sortedBy: 5), size: ScreenSize(width: 160, height: 48),
                                         theme: .builtInDefault, glyphs: .unicode).textLines
         #expect(wide.contains { $0.contains("ELAPSED") && $0.contains("CPU%") })
+        // Each figure under its own header, whichever columns are shown.
+        for lines in [screen, wide] {
+            #expect(lines.contains { $0.contains("31337") && $0.contains("92.4  44M   running") }, "\(lines)")
+        }
     }
 }
