@@ -2,10 +2,11 @@ import Foundation
 
 /// CPU and memory figures the way htop prints them, for the running panel and its details.
 enum ResourceText {
-    /// `12.3`: percent of one core, one decimal.
+    /// `12.3`: percent of one core, one decimal; whole from 1000 (ten cores busy) on, so it
+    /// stays within the column's five cells.
     static func percent(_ value: Double) -> String {
         guard value.isFinite else { return "-" }
-        return String(format: "%.1f", max(0, value))
+        return String(format: value >= 999.95 ? "%.0f" : "%.1f", max(0, value))
     }
 
     /// `512K`, `9.5M`, `123M`, `1.2G`: binary units like htop's RES, at most four characters.

@@ -49,4 +49,17 @@ import Testing
             #expect(lines.contains { $0.contains("31337") && $0.contains("92.4  44M   running") }, "\(lines)")
         }
     }
+
+    @Test func anEndingLaunchCannotBeExpiredButItsAppTakesAPush() {
+        let snapshot = Fixtures.withResources
+        var state = state(sortedBy: 5)
+        state.selection[.running] = ending
+        let layout = DashboardLayout(size: ScreenSize(width: 80, height: 24), snapshot: snapshot, state: state)
+        #expect(state.handle(.character("e"), snapshot: snapshot, layout: layout).isEmpty)
+        #expect(state.status?.isError == true)
+        #expect(state.status?.text.contains("being ended") == true, "\(String(describing: state.status))")
+        let push = state.handle(.character("P"), snapshot: snapshot, layout: layout)
+        #expect(push.count == 1)
+        #expect("\(push)".contains("com.example.news"), "\(push)")
+    }
 }
