@@ -265,6 +265,11 @@ public final class BGTaskScheduler: Sendable {
     /// does not permit, `tooManyPendingTaskRequests` over the limit, `unavailable` when background
     /// work is switched off, in low power mode (app refresh), or when no scheduler is running.
     /// Never waits more than a few seconds.
+    ///
+    /// An `earliestBeginDate` more than a week ahead is accepted with a logged warning (Apple's
+    /// advice: submit again closer to the time). A processing request submitted by a process a
+    /// person started (not one the scheduler launched) also records a use of the app, so the
+    /// scheduler's `processingRecentUseDays` rule counts apps that ask from the foreground as used.
     public func submit(_ taskRequest: BGTaskRequest) throws {
         let context = try resolvedContext().get()
         if let refusal = context.permission(for: taskRequest.identifier, kind: taskRequest.kind) { throw refusal }
@@ -274,7 +279,18 @@ public final class BGTaskScheduler: Sendable {
         if let problem = Command(issuedAt: now, action: .submit(submission)).outOfBounds(now: now) {
             throw Error(.unavailable, problem.description)
         }
-        _ = try SchedulerConnection(context: context).request(.submit(submission))
+        let connection = SchedulerConnection(context: context)
+        // Processing is for apps a person uses (`processingRecentUseDays`): a process a person
+        // started that asks for it is such a use, recorded before the request so the scheduler
+        // knows it when it weighs the request. Not awaited, like the use at launch.
+        if submission.kind == .processing, environment["BGTASK_LAUNCH_ID"] == nil,
+           connection.enqueue(.appUsed(app: context.app, uses: [now])) == nil {
+            logger.warning("cannot record this use of \(context.app) in \(context.paths.inbox)")
+        }
+        _ = try connection.request(.submit(submission))
+        if let warning = DistantBeginDate.warning(identifier: submission.identifier.rawValue, earliest: submission.earliestBeginDate, now: now) {
+            logger.warning("\(warning)")
+        }
     }
 
     /// Cancels the pending request with `identifier`, if there is one. A request that is already

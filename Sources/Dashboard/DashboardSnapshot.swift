@@ -61,7 +61,12 @@ public struct DashboardSnapshot: Sendable {
     public var heartbeat: DaemonHeartbeat?
     public var conditions: ConditionsRecord?
     public var pending: [PendingRow] { didSet { rowCache = RowCache() } }
-    public var tasks: [LaunchedTask] { didSet { rowCache = RowCache() } }
+    public var tasks: [LaunchedTask] {
+        didSet {
+            rowCache = RowCache()
+            launchResources = RunningResources(resources, tasks: tasks)
+        }
+    }
     public var transfers: [TransferRecord] { didSet { rowCache = RowCache() } }
     /// Why each waiting transfer has not started (the scheduler's own policy, like `blockers`).
     public var transferBlockers: [TaskKey: [TransferBlocker]]
@@ -80,6 +85,15 @@ public struct DashboardSnapshot: Sendable {
     public var history = RunHistory()
     /// The machines of `bgtop --host`, in the order given; empty for the local state directory.
     public var hosts: [HostBadge] = []
+    /// The resource monitor's last sample (`resources.json`): the running panel's CPU% and MEM.
+    public var resources: ResourceReport? {
+        didSet {
+            rowCache = RowCache()
+            launchResources = RunningResources(resources, tasks: tasks)
+        }
+    }
+    /// `resources` by launch, and the launches being ended after their tasks finished.
+    var launchResources = RunningResources(nil, tasks: [])
 
     public init(now: Date, stateDirectory: String, schedulerPID: Int32? = nil, heartbeat: DaemonHeartbeat? = nil,
                 conditions: ConditionsRecord? = nil, pending: [PendingRow] = [], tasks: [LaunchedTask] = [],

@@ -128,8 +128,13 @@ extension DashboardState {
         let source = rows.sourceIndices[index]
         switch (action, panel) {
         case (.push, .pending), (.push, .running), (.push, .transfers):
-            let app = panel == .pending ? snapshot.pending[source].request.app
-                : panel == .running ? snapshot.tasks[source].app : snapshot.transfers[source].app
+            let selectedApp: Identifier?
+            switch panel {
+            case .pending: selectedApp = snapshot.pending[source].request.app
+            case .running: selectedApp = snapshot.runningApp(source)
+            default: selectedApp = snapshot.transfers[source].app
+            }
+            guard let app = selectedApp else { return [] }
             return [.send(.push(PushRequest(app: app, source: "bgtop")), summary: "push to \(app)")]
         case (.launch, .pending) where snapshot.pending[source].push != nil, (.cancel, .pending) where snapshot.pending[source].push != nil:
             status = Status("a held push is delivered by the push rules; it cannot be \(action == .launch ? "launched" : "cancelled")", isError: true)
@@ -138,7 +143,10 @@ extension DashboardState {
             let request = snapshot.pending[source].request
             return [.send(.simulateLaunch(identifier: request.identifier, app: request.app), summary: "simulate launch of \(request.identifier)")]
         case (.expire, .running):
-            let task = snapshot.tasks[source]
+            guard let task = snapshot.runningTask(source) else {
+                status = Status("this launch's tasks are done; what is left of it is being ended", isError: true)
+                return []
+            }
             return [.send(.simulateExpiration(identifier: task.identifier, app: task.app), summary: "simulate expiration of \(task.identifier)")]
         case (.cancel, .transfers):
             let transfer = snapshot.transfers[source]

@@ -49,7 +49,11 @@ extension DashboardState {
         case .pending:
             app = snapshot.pending[source].request.app
         case .running:
-            let task = snapshot.tasks[source]
+            guard let task = snapshot.runningTask(source) else {
+                guard let launch = snapshot.endingLaunch(source) else { return [] }
+                app = launch.app
+                break
+            }
             app = task.app
             position = .launch(launchID: task.launchID, identifier: task.identifier.rawValue, offset: task.logOffset)
             subject = "launch \(task.launchID)"

@@ -86,13 +86,16 @@ enum Overlays {
                 lines += UsageHeatMap.lines()
             }
             let blockers = Set(row.blockers)
-            // Usage prediction's waits are listed only when they hold the request: most apps
-            // have no usage history, and "ok" would say nothing.
+            // Usage prediction's waits, the launch turn's holds and the recent-use rule are listed
+            // only when they hold the request: most requests never meet them, and "ok" would say nothing.
             for blocker in Blocker.allCases where blockers.contains(blocker) || !blocker.isListedOnlyWhenHolding {
                 lines.append((blockers.contains(blocker) ? "  waiting" : "  ok", Self.condition(clearing: blocker, for: request)))
             }
         case .running:
-            let task = snapshot.tasks[source]
+            guard let task = snapshot.runningTask(source) else {
+                lines = snapshot.endingLaunch(source).map { ResourceDetail.lines($0, date: date) } ?? []
+                break
+            }
             key = task.key
             lines = [("app", task.app.rawValue), ("identifier", task.identifier.rawValue), ("kind", task.kind.rawValue),
                      ("state", task.state.rawValue), ("pid", "\(task.pid)" + (task.processGroup.map { " (group \($0))" } ?? "")),
@@ -101,6 +104,7 @@ enum Overlays {
                      ("expiration signal", task.expirationSignal)]
             if let name = task.name { lines.append(("name", name)) }
             if let push = task.push { lines.append(("push payload", push.payload.text)) }
+            lines += ResourceDetail.lines(snapshot.resources(of: task), date: date)
         case .transfers:
             let transfer = snapshot.transfers[source]
             key = transfer.key
@@ -189,6 +193,7 @@ enum Overlays {
         case .usageRate: return "no more refreshes than the app has uses (no habit to prepare for)"
         case .coalescing: return "other apps' requests coming due, to launch in one wake-up"
         case .launchLimit: return "a running launch ends (maxConcurrentLaunches)"
+        case .notRecentlyUsed: return "a person uses the app (processingRecentUseDays; processing only)"
         }
     }
 }

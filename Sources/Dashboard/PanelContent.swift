@@ -15,9 +15,7 @@ struct PanelContent {
                     .fixed("KIND", wide ? 10 : 7), .fixed("EARLIEST", 10), .fixed("REQUIRES", wide ? 13 : 8),
                     .flexible("WAITING FOR", minimum: 12, weight: 3)]
         case .running:
-            return [.flexible("APP", minimum: 10, weight: 2), .flexible("IDENTIFIER", minimum: 12, weight: 3),
-                    .fixed("KIND", wide ? 10 : 7), .fixed("PID", 7), .fixed("ELAPSED", 7), .fixed("LEFT", 6),
-                    .flexible("RUNTIME", minimum: 6, weight: 2), .fixed("STATE", wide ? 18 : 12)]
+            return runningColumns(width: width)
         case .transfers:
             return [.flexible("APP", minimum: 8, weight: 2), .flexible("IDENTIFIER", minimum: 8, weight: 2),
                     .flexible("URL", minimum: 8, weight: 3), .fixed("STATE", wide ? 16 : 9),
@@ -50,28 +48,7 @@ struct PanelContent {
                     TableCell(DurationText.until(request.earliestBeginDate, from: now)),
                     TableCell(requires.isEmpty ? "-" : requires), waiting]
         case .running:
-            let task = snapshot.tasks[index]
-            let budget = max(0.001, task.deadline.timeIntervalSince(task.startedAt))
-            let remaining = task.remaining(at: now)
-            let used = 1 - remaining / budget
-            let barWidth = widths.count > 6 ? widths[6] : 8
-            let left: TableCell
-            let state: TableCell
-            switch task.state {
-            case .running:
-                left = TableCell(DurationText.compact(remaining))
-                state = TableCell(task.simulated ? "simulated" : "running", style: task.simulated ? palette.misc : nil)
-            case .expiring:
-                let kill = task.killDeadline.map { max(0, $0.timeIntervalSince(now)) } ?? 0
-                left = TableCell("0s", style: palette.error)
-                state = TableCell("EXPIRING \(DurationText.compact(kill))", style: palette.error)
-            }
-            return [TableCell(task.app.rawValue, keepsTail: true), identifierCell(task.identifier, app: task.app, widths: widths),
-                    TableCell(kindLabel(task.kind, widths[2])),
-                    TableCell("\(task.pid)"), TableCell(DurationText.compact(now.timeIntervalSince(task.startedAt))), left,
-                    TableCell.bar(task.state == .expiring ? 1 : used, width: barWidth, glyphs: glyphs,
-                                  style: palette.gradient("temp", task.state == .expiring ? 1 : used), emptyStyle: palette.meterEmpty),
-                    state]
+            return runningCells(source: index, widths: widths)
         case .transfers:
             let transfer = snapshot.transfers[index]
             let fraction = DashboardSnapshot.fraction(transfer)
@@ -106,7 +83,7 @@ struct PanelContent {
     }
 
     /// The identifier column beside the app column (`…refresh` where the whole does not fit).
-    private func identifierCell(_ identifier: Identifier, app: Identifier, widths: [Int]) -> TableCell {
+    func identifierCell(_ identifier: Identifier, app: Identifier, widths: [Int]) -> TableCell {
         TableCell(IdentifierText.fitted(identifier.rawValue, app: app.rawValue, width: widths.count > 1 ? widths[1] : 0, glyphs: glyphs),
                   keepsTail: true)
     }
@@ -130,7 +107,7 @@ struct PanelContent {
         return width >= label.count + 6 ? "wait: " + label : label
     }
 
-    private func kindLabel(_ kind: TaskKind, _ width: Int) -> String {
+    func kindLabel(_ kind: TaskKind, _ width: Int) -> String {
         if width >= kind.rawValue.count { return kind.rawValue }
         switch kind {
         case .appRefresh: return "refresh"

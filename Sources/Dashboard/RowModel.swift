@@ -17,7 +17,8 @@ enum SortColumns {
     static func titles(_ panel: Panel) -> [String] {
         switch panel {
         case .pending: return ["earliest", "app", "identifier", "kind", "submitted"]
-        case .running: return ["remaining", "app", "identifier", "elapsed", "pid"]
+        // CPU and memory sort highest first, as htop's do.
+        case .running: return ["remaining", "app", "identifier", "elapsed", "pid", "cpu", "memory"]
         case .transfers: return ["progress", "app", "identifier", "state"]
         case .events: return ["newest", "type", "app"]
         case .apps: return ["app", "throttle", "last launch", "runs"]
@@ -80,10 +81,22 @@ extension DashboardSnapshot {
                 case 2: return (x.identifier, x.app) < (y.identifier, y.app)
                 case 3: return (x.startedAt, x.app, x.identifier) < (y.startedAt, y.app, y.identifier)
                 case 4: return (x.pid, x.app, x.identifier) < (y.pid, y.app, y.identifier)
+                case 5, 6:
+                    // No sample yet sorts last, as htop's new processes do.
+                    let cpu = column == 5
+                    let p = resources(of: x).map { cpu ? $0.cpuPercent ?? -1 : Double($0.memoryBytes) } ?? -2
+                    let q = resources(of: y).map { cpu ? $0.cpuPercent ?? -1 : Double($0.memoryBytes) } ?? -2
+                    return (-p, x.app, x.identifier) < (-q, y.app, y.identifier)
                 default: return (x.deadline, x.app, x.identifier) < (y.deadline, y.app, y.identifier)
                 }
             }
             for index in indices { ids[index] = Self.rowID(tasks[index].key) }
+            // Launches being ended follow the tasks, whatever the order: they hold no budget.
+            for (offset, launch) in endingLaunches.enumerated()
+            where matches(launch.app.rawValue, launch.launchID, LaunchResources.Phase.ending.rawValue) {
+                indices.append(tasks.count + offset)
+                ids[tasks.count + offset] = "launch/\(launch.launchID)"
+            }
         case .transfers:
             indices = transfers.indices.filter { index in
                 let transfer = transfers[index]

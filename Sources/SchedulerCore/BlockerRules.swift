@@ -18,6 +18,7 @@ extension SchedulerState {
         if catalog.manifests[request.app] == nil { result.append(.noManifest) }
         // Only once the request is ready: before that, its date holds it anyway.
         if !result.contains(.earliestBeginDate), let plan = usagePlan(for: request, at: now) { result.append(plan.blocker) }
+        if let blocker = recentUseBlocker(for: request, at: now) { result.append(blocker) }
         return result
     }
 

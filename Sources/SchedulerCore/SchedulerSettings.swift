@@ -83,6 +83,11 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     /// After this many failures to report in a row, an app's VoIP pushes are dropped until a
     /// person uses it.
     public var voipStrikes: Int = 3
+    /// Processing requests of an app a person has not used within this many days wait
+    /// (`notRecentlyUsed`); 0 switches the rule off. Off by default: many Linux programs that
+    /// deserve maintenance time are never opened by a person. Apple's rule is a week (7).
+    /// See `docs/scheduling.md#the-small-rules`.
+    public var processingRecentUseDays: Double = 0
 
     public init() {}
 
@@ -98,6 +103,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case maxConcurrentLaunches
         case cpuLimitPercent, cpuLimitWindowSeconds, memoryLimitMiB, launchCgroups
         case voipReportSeconds, voipStrikes
+        case processingRecentUseDays
     }
 
     public init(from decoder: any Decoder) throws {
@@ -138,6 +144,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.launchCgroups, &launchCgroups)
         try read(.voipReportSeconds, &voipReportSeconds)
         try read(.voipStrikes, &voipStrikes)
+        try read(.processingRecentUseDays, &processingRecentUseDays)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -217,6 +224,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("predictionLeadSeconds", predictionLeadSeconds, day),
             // Percent of one core: a tree may use several cores (up to 1024 of them).
             ("cpuLimitPercent", cpuLimitPercent, 102_400),
+            // Days, not seconds: a use is forgotten after a year (UsageHistory.maximumAge).
+            ("processingRecentUseDays", processingRecentUseDays, 365),
         ]
         for (name, value, maximum) in zeroOrMore {
             guard value >= 0 && value.isFinite else { throw SettingsError(path: path, reason: "\(name) must be zero or more, not \(value)") }

@@ -61,6 +61,8 @@ public struct FeedSnapshot: Codable, Sendable {
     public var usage: [UsageHistory]
     public var conditions: ConditionsRecord?
     public var heartbeat: DaemonHeartbeat?
+    /// The resource monitor's last sample (`resources.json`); absent when there is none.
+    public var resources: ResourceReport?
     public var unreadable: [FeedUnreadable]
     /// The newest events, oldest first (as many as the dashboard keeps).
     public var events: [Event]
@@ -71,7 +73,7 @@ public struct FeedSnapshot: Codable, Sendable {
 
 /// What changed since the previous line. Every field but `type` is absent when its part did not
 /// change; `cleared` names the single values (`schedulerPID`, `directoryProblem`, `conditions`,
-/// `heartbeat`) that are now absent.
+/// `heartbeat`, `resources`) that are now absent.
 public struct FeedChange: Codable, Sendable {
     /// Records written (new or changed) and records gone.
     public struct Records<Record: Codable & Sendable, Key: Codable & Sendable>: Codable, Sendable {
@@ -90,6 +92,8 @@ public struct FeedChange: Codable, Sendable {
     public var usage: Records<UsageHistory, Identifier>?
     public var conditions: ConditionsRecord?
     public var heartbeat: DaemonHeartbeat?
+    /// The resource monitor's whole sample, when it changed.
+    public var resources: ResourceReport?
     /// The whole list of unreadable files, when it changed.
     public var unreadable: [FeedUnreadable]?
     /// Events appended to the log, oldest first; with `eventsReplaced`, the whole list instead.
@@ -105,7 +109,7 @@ public struct FeedChange: Codable, Sendable {
     /// Whether the line would say nothing.
     public var isEmpty: Bool {
         schedulerPID == nil && directoryProblem == nil && requests == nil && tasks == nil && transfers == nil
-            && apps == nil && pushes == nil && usage == nil && conditions == nil && heartbeat == nil
+            && apps == nil && pushes == nil && usage == nil && conditions == nil && heartbeat == nil && resources == nil
             && unreadable == nil && events == nil && settings == nil && manifests == nil && (cleared ?? []).isEmpty
     }
 }

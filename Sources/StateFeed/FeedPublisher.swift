@@ -35,6 +35,7 @@ public struct FeedPublisher {
     private var usage: [Identifier: UsageHistory] = [:]
     private var conditions: ConditionsRecord?
     private var heartbeat: DaemonHeartbeat?
+    private var resources: ResourceReport?
     private var unreadable: [FeedUnreadable] = []
     private var eventPosition: EventTail.Position?
     private var surroundings: Surroundings?
@@ -51,7 +52,7 @@ public struct FeedPublisher {
             stateDirectory: around.stateDirectory, configDirectory: around.configDirectory, schedulerPID: around.schedulerPID,
             directoryProblem: around.directoryProblem, requests: state.requests, tasks: state.tasks, transfers: state.transfers,
             apps: state.apps, pushes: state.pushes, usage: state.usage, conditions: state.conditions, heartbeat: state.heartbeat,
-            unreadable: unreadable, events: mirror.events, settings: around.settings,
+            resources: state.resources, unreadable: unreadable, events: mirror.events, settings: around.settings,
             manifests: Self.manifests(around.catalog), manifestProblems: around.catalog.problems)
     }
 
@@ -73,6 +74,10 @@ public struct FeedPublisher {
         if state.heartbeat != heartbeat {
             heartbeat = state.heartbeat
             if let value = state.heartbeat { change.heartbeat = value } else { cleared.append("heartbeat") }
+        }
+        if state.resources != resources {
+            resources = state.resources
+            if let value = state.resources { change.resources = value } else { cleared.append("resources") }
         }
         let files = Self.sorted(state.unreadable)
         if files != unreadable {
@@ -117,6 +122,7 @@ public struct FeedPublisher {
         usage = Dictionary(state.usage.map { ($0.app, $0) }, uniquingKeysWith: { a, _ in a })
         conditions = state.conditions
         heartbeat = state.heartbeat
+        resources = state.resources
         unreadable = Self.sorted(state.unreadable)
     }
 

@@ -26,6 +26,7 @@ public struct FeedReplica {
     private var usage: [Identifier: UsageHistory] = [:]
     private var conditions: ConditionsRecord?
     private var heartbeat: DaemonHeartbeat?
+    private var resources: ResourceReport?
     private var unreadable: [FeedUnreadable] = []
 
     public init() {}
@@ -98,6 +99,7 @@ public struct FeedReplica {
         snapshot.usage = Array(usage.values)
         snapshot.conditions = conditions
         snapshot.heartbeat = heartbeat
+        snapshot.resources = resources
         snapshot.unreadable = unreadable.map(\.file)
         return snapshot
     }
@@ -115,6 +117,7 @@ public struct FeedReplica {
         usage = Dictionary(line.usage.map { ($0.app, $0) }, uniquingKeysWith: { a, _ in a })
         conditions = line.conditions
         heartbeat = line.heartbeat
+        resources = line.resources
         unreadable = line.unreadable
         events = Array(line.events.suffix(StateMirror.eventLimit))
         settings = line.settings
@@ -132,6 +135,7 @@ public struct FeedReplica {
             case "directoryProblem": directoryProblem = nil
             case "conditions": conditions = nil
             case "heartbeat": heartbeat = nil
+            case "resources": resources = nil
             default: continue
             }
         }
@@ -139,6 +143,7 @@ public struct FeedReplica {
         if let problem = change.directoryProblem { directoryProblem = problem }
         if let value = change.conditions { conditions = value }
         if let value = change.heartbeat { heartbeat = value }
+        if let value = change.resources { resources = value }
         Self.merge(&requests, change.requests, key: \.key, local: \.taskKey)
         Self.merge(&tasks, change.tasks, key: \.key, local: \.taskKey)
         Self.merge(&transfers, change.transfers, key: \.key, local: \.taskKey)

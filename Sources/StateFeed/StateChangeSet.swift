@@ -36,6 +36,9 @@ public struct StateChangeSet: Sendable, Hashable {
     public private(set) var eventLog = false
     public private(set) var heartbeat = false
     public private(set) var conditions = false
+    /// `resources.json`, the resource monitor's sample (rewritten up to once a second while
+    /// something runs).
+    public private(set) var resources = false
     /// The config's `apps/` folder changed: the manifests the policy uses must be read again.
     public private(set) var configuration = false
     /// Something that cannot be placed file by file (a folder appeared or went, inotify's queue
@@ -45,7 +48,7 @@ public struct StateChangeSet: Sendable, Hashable {
     public init() {}
 
     public var isEmpty: Bool {
-        records.isEmpty && folders.isEmpty && !eventLog && !heartbeat && !conditions && !configuration && !everything
+        records.isEmpty && folders.isEmpty && !eventLog && !heartbeat && !conditions && !resources && !configuration && !everything
     }
 
     /// Adds one report. `configApps` is the config's `apps/` folder.
@@ -87,6 +90,7 @@ public struct StateChangeSet: Sendable, Hashable {
             if name.hasPrefix("events") && name.hasSuffix(".jsonl") { eventLog = true }
             if name == "daemon.json" { heartbeat = true }
             if name == "conditions.json" { conditions = true }
+            if name == "resources.json" { resources = true }
             return
         }
         if directory == paths.apps {

@@ -59,6 +59,7 @@ public final class StateMirror {
         var unreadable = Dictionary(snapshot.unreadable.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         if changes.heartbeat { snapshot.heartbeat = read(paths.heartbeat, as: DaemonHeartbeat.self, into: &unreadable) }
         if changes.conditions { snapshot.conditions = read(paths.conditions, as: ConditionsRecord.self, into: &unreadable) }
+        if changes.resources { snapshot.resources = read(paths.resources, as: ResourceReport.self, into: &unreadable) }
         guard !changes.records.isEmpty || !changes.folders.isEmpty else {
             snapshot.unreadable = Array(unreadable.values)
             return

@@ -32,6 +32,9 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
     case coalescing
     /// `maxConcurrentLaunches` launched processes already run: it starts as one of them ends.
     case launchLimit
+    /// A processing request of an app a person has not used within `processingRecentUseDays`
+    /// (`docs/scheduling.md#the-small-rules`): it clears when the app is used, not by time.
+    case notRecentlyUsed
 
     /// The short words of tables (`bgtop`'s pending and transfer panels); `bgctl` and the detail
     /// view use the case name itself.
@@ -48,6 +51,7 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
         case .usageRate: return "use rate"
         case .launchLimit: return "queued"
         case .coalescing: return rawValue
+        case .notRecentlyUsed: return "not used lately"
         case .network, .idle, .throttled: return rawValue
         }
     }
@@ -98,5 +102,7 @@ extension Blocker {
 
     /// Blockers a detail view lists only while they hold a request: most requests never meet
     /// them, and "ok" would say nothing.
-    public var isListedOnlyWhenHolding: Bool { isUsagePlan || self == .coalescing || self == .launchLimit }
+    public var isListedOnlyWhenHolding: Bool {
+        isUsagePlan || self == .coalescing || self == .launchLimit || self == .notRecentlyUsed
+    }
 }

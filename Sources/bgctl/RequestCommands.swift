@@ -28,11 +28,16 @@ struct Submit: ParsableCommand {
     }
 
     func run() throws {
+        let now = Date()
         let request = SubmitRequest(
             app: try identifier(app, "app"), identifier: try identifier(id, "identifier"), kind: kind.kind,
-            earliestBeginDate: try earliest.map { try parseEarliest($0, now: Date()) },
+            earliestBeginDate: try earliest.map { try parseEarliest($0, now: now) },
             requiresNetworkConnectivity: requiresNetwork, requiresExternalPower: requiresPower)
         try CommandSender(locations: locations).send(.submit(request))
+        // Accepted (a refusal threw above), so the one line is advice, not an error.
+        if let warning = DistantBeginDate.warning(identifier: request.identifier.rawValue, earliest: request.earliestBeginDate, now: now) {
+            printError("warning: " + warning)
+        }
     }
 }
 

@@ -90,6 +90,7 @@ struct SnapshotReader {
             conditions: snapshot.conditions, pending: pending, tasks: snapshot.tasks, transfers: snapshot.transfers,
             transferBlockers: transferBlockers, events: events,
             apps: AppRows.build(state: state, records: snapshot.apps, catalog: catalog, now: now), problem: problem)
+        built.resources = snapshot.resources
         if let history { built.history = history }
         return built
     }

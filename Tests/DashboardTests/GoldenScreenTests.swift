@@ -130,6 +130,11 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                            theme: look.theme, glyphs: look.glyphs),
                 GoldenCase(name: "focusGrows" + look.suffix, snapshot: Fixtures.busyTransfers, state: focused(.transfers, id: nil),
                            theme: look.theme, glyphs: look.glyphs),
+                // CPU% and MEM, sorted by CPU (s five times from remaining), with a launch being ended.
+                GoldenCase(name: "runningResources" + look.suffix, snapshot: Fixtures.withResources,
+                           state: pressing(Array(repeating: .character("s"), count: 5), on: Fixtures.withResources,
+                                           from: focused(.running, id: nil)),
+                           theme: look.theme, glyphs: look.glyphs),
             ]
         }
         // VoIP standing: the PUSH column's marker (block, ring, Nmiss) and the detail's line.
@@ -153,6 +158,14 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                        state: LogPagerFixture.state(pressing: mailLaunch + [.character("/")] + "quota".map(Key.character))),
             GoldenCase(name: "logPagerMono", snapshot: busy, state: pager, theme: .monochrome),
             GoldenCase(name: "logPagerAscii", snapshot: busy, state: pager, glyphs: .ascii),
+        ]
+        // A running task's totals, and a launch being ended after its tasks finished.
+        let resources = Fixtures.withResources
+        cases += [
+            GoldenCase(name: "detailResources", snapshot: resources,
+                       state: focused(.running, id: row("com.example.photos", "com.example.photos.thumbnails"), overlay: .detail)),
+            GoldenCase(name: "detailEndingLaunch", snapshot: resources,
+                       state: focused(.running, id: "launch/com.example.news-1795348790000", overlay: .detail)),
         ]
         // Events: select the third-newest event through the view's own row ids.
         let events = busy.rows(.events, state: focused(.events, id: nil))

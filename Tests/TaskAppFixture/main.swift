@@ -199,6 +199,38 @@ case "finishing":
     ended.wait()
     // endBackgroundTask made the completion durable: the process may go at once.
     exit(0)
+case "expiring-activity":
+    // performExpiringActivity: the first call waits for the expired one, then returns. Each
+    // records the thread it ran on.
+    let heard = DispatchSemaphore(value: 0)
+    let returned = DispatchSemaphore(value: 0)
+    BGProcessInfo.shared.performExpiringActivity(withReason: "flush cache") { expired in
+        record("activity", "", "expired=\(expired) thread=\(pthread_self())")
+        if expired {
+            heard.signal()
+            return
+        }
+        heard.wait()
+        record("activity-returned")
+        returned.signal()
+    }
+    // Without a scheduler the only call is the expired one: nothing returns from the first.
+    if CommandLine.arguments.contains("--no-time") {
+        heard.wait()
+        exit(0)
+    }
+    returned.wait()
+    // The library ends the finishing task once the first call has returned: stay until the
+    // scheduler has taken it off the app's tasks, so the test sees the ending and not this exit.
+    let environment = ProcessInfo.processInfo.environment
+    let tasks = "\(environment["BGTASK_STATE_DIR"] ?? "")/tasks/\(environment["BGTASK_APP_ID"] ?? "")"
+    for _ in 0..<1000 {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        if !names.contains(where: { $0.hasPrefix("finishing-") }) { break }
+        usleep(10_000)
+    }
+    record("activity-ended")
+    exit(0)
 default:
     break
 }

@@ -1,0 +1,32 @@
+import Foundation
+
+/// CPU and memory figures the way htop prints them, for the running panel and its details.
+enum ResourceText {
+    /// `12.3`: percent of one core, one decimal; whole from 1000 (ten cores busy) on, so it
+    /// stays within the column's five cells.
+    static func percent(_ value: Double) -> String {
+        guard value.isFinite else { return "-" }
+        return String(format: value >= 999.95 ? "%.0f" : "%.1f", max(0, value))
+    }
+
+    /// `512K`, `9.5M`, `123M`, `1.2G`: binary units like htop's RES, at most four characters.
+    static func memory(_ bytes: Int64) -> String {
+        let units = ["K", "M", "G", "T", "P"]
+        var amount = Double(max(0, bytes)) / 1024
+        var unit = 0
+        while amount >= 1000 && unit < units.count - 1 {
+            amount /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(Int(amount.rounded(.down)))K" }
+        return amount < 10 ? String(format: "%.1f%@", amount, units[unit]) : String(format: "%.0f%@", amount, units[unit])
+    }
+
+    /// `1.23 s` of CPU time, `2 min 5 s` past a minute.
+    static func cpuTime(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "-" }
+        if seconds < 60 { return String(format: "%.2f s", max(0, seconds)) }
+        let whole = Int(seconds.rounded(.down))
+        return "\(whole / 60) min \(whole % 60) s"
+    }
+}
