@@ -38,6 +38,10 @@ enum AppDetail {
         if let budget = row.pushBudgetPerHour {
             lines.append(("pushes this hour", "\(row.pushesThisHour ?? 0) of \(budget)" + (record.lastPushResult.map { ", last answer \($0.rawValue)" } ?? "")))
         }
+        if let stopped = record.lastCpuLimitAt {
+            lines.append(("cpu monitor", "expired a task \(DurationText.since(stopped, from: now))"
+                          + (record.lastCpuLimitReason.map { ": \($0)" } ?? "")))
+        }
         if let voip = record.voip { lines.append(("voip pushes", VoIPText.detail(voip, date: date))) }
         let requests = snapshot.pending.filter { $0.request.app == row.app }
         let tasks = snapshot.tasks.filter { $0.app == row.app }

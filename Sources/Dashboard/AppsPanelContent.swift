@@ -34,7 +34,12 @@ extension PanelContent {
         if let marker = VoIPText.marker(record.voip) {
             pushes = TableCell(marker, style: record.voip?.isBlocked == true ? palette.error : palette.misc)
         }
-        let problems = row.problemText.map { TableCell($0, style: palette.error) } ?? TableCell("-")
+        var problems = row.problemText.map { TableCell($0, style: palette.error) } ?? TableCell("-")
+        // The CPU monitor's last stop is a problem of the app's code for a day after it.
+        if row.problemText == nil, let stopped = record.lastCpuLimitAt, now.timeIntervalSince(stopped) < 86_400 {
+            let limit = (record.lastCpuLimitReason ?? "cpuLimit").prefix { $0 != ":" }
+            problems = TableCell("\(limit) \(DurationText.since(stopped, from: now))", style: palette.misc)
+        }
         return [TableCell(row.app.rawValue, keepsTail: true), enabled, throttle, pid, launch, counts, pushes, problems]
     }
 
