@@ -19,7 +19,7 @@ public struct LaunchTurn: Sendable, Equatable {
     /// While launches are held for requests about to come due: when the last of those comes due,
     /// the time the hold ends (never later than the window after the earliest held launch was ready).
     public var coalescingEnds: Date?
-    /// When the hold must be looked at again: the next held-for request's date.
+    /// When the hold must be looked at again: its end.
     public var nextLook: Date?
 }
 
@@ -42,7 +42,9 @@ extension SchedulerState {
                                 blockers: turn.blockers, now: now)
         if let last = members.max() {
             turn.coalescingEnds = last
-            turn.nextLook = members.min()
+            // One wake-up at the end of the hold, not one per member: a command or a condition
+            // that changes the picture meanwhile runs a turn anyway.
+            turn.nextLook = last
             for (_, runnable) in candidates {
                 for request in runnable { turn.blockers[request.key] = [.coalescing] }
             }
@@ -71,6 +73,24 @@ extension SchedulerState {
         return turn
     }
 
+    /// When nothing is runnable yet: the turn that will launch the next group of requests waiting
+    /// only for their dates, and those requests. The first of them to come due would be held for
+    /// the others within the window, so the scheduler need not wake before the last of them.
+    func nextCoalescedTurn(_ turn: LaunchTurn, now: Date) -> (date: Date, requests: Set<TaskKey>)? {
+        guard turn.plans.isEmpty, turn.coalescingEnds == nil,
+              !turn.blockers.values.contains(where: { $0 == [.launchLimit] }) else { return nil }
+        var dated: [(key: TaskKey, date: Date)] = []
+        for request in requests.values {
+            guard turn.blockers[request.key] == [.earliestBeginDate], let date = request.earliestBeginDate,
+                  catalog.manifests[request.app] != nil, blockers(for: request, at: date).isEmpty else { continue }
+            dated.append((request.key, date))
+        }
+        guard let first = dated.map(\.date).min() else { return nil }
+        let group = dated.filter { $0.date <= first.addingTimeInterval(settings.coalescingWindowSeconds) }
+        guard let last = group.map(\.date).max() else { return nil }
+        return (last, Set(group.map(\.key)))
+    }
+
     /// The dates of requests, of any app, that wait only for an `earliestBeginDate` at or before
     /// `windowEnd` and will be runnable then. Empty once `now` reaches the window's end.
     private func comingDue(within windowEnd: Date, blockers: [TaskKey: [Blocker]], now: Date) -> [Date] {
@@ -83,8 +103,13 @@ extension SchedulerState {
         }
     }
 
-    /// Launches the scheduler started whose tasks still run (a launch's tasks share its launch ID).
+    /// Processes the scheduler started whose tasks still run: a task counts when the ledger has its
+    /// process under its own launch ID (a task handed over to a running process takes no slot, and
+    /// one process counts once, however many launches it took over).
     var runningLaunchCount: Int {
-        Set(tasks.values.lazy.filter { $0.processGroup != nil }.map(\.launchID)).count
+        Set(tasks.values.lazy.filter { task in
+            guard let entry = self.processes[task.pid] else { return false }
+            return entry.launchID == task.launchID && entry.killDecidedAt == nil
+        }.map(\.pid)).count
     }
 }

@@ -8,10 +8,18 @@ extension SchedulerState {
         var candidates: [Date] = nextTaskDeadline(after: now).map { [$0] } ?? []
         // The turn's own blockers: a held or queued request has none that time alone clears.
         let turn = launchTurn(at: now)
+        let coming = nextCoalescedTurn(turn, now: now)
         for request in requests.values {
-            if let ready = timedReadiness(of: request, blockers: turn.blockers[request.key] ?? [], at: now) { candidates.append(ready) }
+            guard let ready = timedReadiness(of: request, blockers: turn.blockers[request.key] ?? [], at: now) else { continue }
+            // While launches are held, whatever becomes ready before the hold ends is looked at
+            // when it ends; the next group of dated requests, when its last one comes due: one
+            // wake-up for the lot.
+            if let ends = turn.coalescingEnds, ready <= ends { continue }
+            if let coming, coming.requests.contains(request.key) { continue }
+            candidates.append(ready)
         }
         if let look = turn.nextLook { candidates.append(look) }
+        if let coming { candidates.append(coming.date) }
         if let transfer = nextTransferWake(after: now) { candidates.append(transfer) }
         if let session = nextSessionLaunchWake(after: now) { candidates.append(session) }
         if let push = nextPushWake(after: now) { candidates.append(push) }

@@ -17,10 +17,13 @@ enum WakeupPolicy: String, CaseIterable, Sendable {
 
 /// What one policy did over the replayed day.
 struct WakeupTally: Sendable {
-    /// Turns that launched something: each is a wake-up of the scheduler, and of the machine.
+    /// Times the scheduler's timer fired (`nextWake`), whether or not it launched anything: each
+    /// wakes the scheduler, and the machine if it slept.
     var wakeups = 0
-    /// Of those, the turns when no launched handler was running before.
+    /// Of those, the ones when no launched handler was running.
     var fromIdle = 0
+    /// Turns that launched something (a timer's, or a handler's end freeing a launch slot).
+    var launchTurns = 0
     var launches = 0
     /// Seconds from each launch's asked-for `earliestBeginDate` to its launch.
     var delays: [Double] = []
@@ -80,9 +83,14 @@ struct WakeupReplay {
         for app in apps { ask(app, after: Self.start) }
         var running: [(date: Date, app: Identifier, pid: Int32)] = []
         var now = Self.start
+        var timerFired = false
         while now < end {
             // A handler that ends at this instant kept the machine awake until now.
             let wasIdle = running.isEmpty
+            if timerFired {
+                tally.wakeups += 1
+                if wasIdle { tally.fromIdle += 1 }
+            }
             while let first = running.first, first.date <= now {
                 running.removeFirst()
                 send(.complete(app: first.app, identifier: Self.refresh, success: true), at: now)
@@ -100,16 +108,16 @@ struct WakeupReplay {
                 let done = now.addingTimeInterval(2 + 8 * draws[plan.app]!.unit())
                 running.insert((done, plan.app, pid), at: running.firstIndex { $0.date > done } ?? running.count)
             }
-            if launched {
-                tally.wakeups += 1
-                if wasIdle { tally.fromIdle += 1 }
-            }
+            if launched { tally.launchTurns += 1 }
             tally.mostRunning = max(tally.mostRunning, running.count)
             _ = state.takeChanges()
             var next = end
             if let first = running.first { next = min(next, first.date) }
             // A wake that is not after now would stall the clock.
-            if let wake = state.nextWake(after: now) { next = min(next, max(wake, now.addingTimeInterval(0.001))) }
+            let wake = state.nextWake(after: now).map { max($0, now.addingTimeInterval(0.001)) }
+            // A handler ending at the same instant wakes the scheduler anyway (its exit).
+            timerFired = wake.map { $0 < next } ?? false
+            if let wake { next = min(next, wake) }
             now = max(now, next)
         }
         return tally

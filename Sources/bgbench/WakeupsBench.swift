@@ -17,8 +17,9 @@ struct WakeupsBench: InterruptibleBench {
         SchedulerState: per-app launching (coalescingWindowSeconds 0: each request at its own date), systemd \
         AccuracySec (each date moved to the next point of a minute grid shifted by a seed-drawn perturbation, \
         as sd-event's sleep_between does, if within --accuracy seconds), and ours (--window, \
-        --max-concurrent). A wake-up is a turn that launches something; 'from idle' counts those when no \
-        handler ran. Delay: launch time minus the date the app asked for.
+        --max-concurrent). A wake-up is a firing of the scheduler's timer (nextWake), whether it launches \
+        anything or not; 'from idle' counts those when no handler ran; a launch turn is a turn that launches \
+        something (a timer's, or one where a handler's end freed a launch slot). Delay: launch time minus the date the app asked for.
 
         Part 2 (real processes): --burst handlers, each `sh` counting to --work, started at most C at a time for \
         each C of --concurrency, while a foreground thread sleeps 10 ms at a time: the burst's makespan and \
@@ -54,7 +55,7 @@ struct WakeupsBench: InterruptibleBench {
 
     func measure() throws {
         Console.line("bgbench wakeups: \(apps) apps, \(SafeNumber.secondsText(hours)) h, seed \(seed); ours: window \(SafeNumber.secondsText(window)) s, maxConcurrentLaunches \(maxConcurrent)")
-        var rows: [[String]] = [["policy", "wake-ups/h", "from idle/h", "launches", "mean delay s", "max delay s", "most running"]]
+        var rows: [[String]] = [["policy", "wake-ups/h", "from idle/h", "launch turns/h", "launches", "mean delay s", "max delay s", "most running"]]
         var perHour: [WakeupPolicy: Double] = [:]
         for policy in WakeupPolicy.allCases {
             var replay = WakeupReplay(policy: policy, appCount: apps, hours: hours, seed: seed, window: window,
@@ -68,7 +69,7 @@ struct WakeupsBench: InterruptibleBench {
             perHour[policy] = Double(tally.wakeups) / hours
             let name = policy == .accuracy ? "\(policy.rawValue)=\(SafeNumber.secondsText(accuracy))s" : policy.rawValue
             rows.append([name, String(format: "%.1f", Double(tally.wakeups) / hours), String(format: "%.1f", Double(tally.fromIdle) / hours),
-                         String(tally.launches), String(format: "%.1f", mean), String(format: "%.1f", delays.maximum ?? 0),
+                         String(format: "%.1f", Double(tally.launchTurns) / hours), String(tally.launches), String(format: "%.1f", mean), String(format: "%.1f", delays.maximum ?? 0),
                          String(tally.mostRunning)])
         }
         Console.table(rows)

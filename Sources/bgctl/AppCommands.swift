@@ -105,13 +105,14 @@ struct Apps: ParsableCommand {
             try printJSON(Report(apps: entries, manifestErrors: catalog.problems))
             return
         }
-        var table = TextTable("APP", "ENABLED", "MODES", "THROTTLE", "LAUNCHES", "KILLS", "PUSHES", "VOIP", "EXECUTABLE", "CPU LIMIT")
+        var table = TextTable("APP", "ENABLED", "MODES", "THROTTLE", "LAUNCHES", "KILLS", "PUSHES", "VOIP", "CPU LIMIT", "EXECUTABLE")
         for entry in entries {
             let throttle = entry.throttledUntil.flatMap { $0 > now ? "level \(entry.throttleLevel), \(DurationText.until($0, from: now))" : nil } ?? "-"
             let pushes = entry.pushBudgetPerHour.map { "\(entry.pushBudgetLeft ?? 0)/\($0) left" } ?? "-"
             table.add(entry.id.rawValue, entry.enabled ? "yes" : "no", entry.backgroundModes.map(\.rawValue).joined(separator: ","),
-                      throttle, "\(entry.launchCount)", "\(entry.killCount)", pushes, entry.voipState ?? "-", entry.executable,
-                      entry.lastCpuLimitAt.map { "\(DurationText.since($0, from: now)): \(entry.lastCpuLimitReason ?? "")" } ?? "-")
+                      throttle, "\(entry.launchCount)", "\(entry.killCount)", pushes, entry.voipState ?? "-",
+                      entry.lastCpuLimitAt.map { "\(DurationText.since($0, from: now)): \(entry.lastCpuLimitReason ?? "")" } ?? "-",
+                      entry.executable)
         }
         print(entries.isEmpty ? "no apps in \(locations.appsDirectory)" : table.render())
         let subscribed = entries.filter { !$0.pushSubscriptions.isEmpty }

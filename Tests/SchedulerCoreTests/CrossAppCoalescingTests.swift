@@ -33,16 +33,17 @@ struct CrossAppCoalescingTests {
 
     @Test func appsDueWithinTheWindowShareOneTurn() throws {
         let state = Self.fiveApps()
-        // Walk the scheduler's own wake-ups: the first four are holds, the fifth launches them all.
+        // Walk the scheduler's own timer: it wakes once, when the last of the five comes due.
+        var wakes: [Date] = []
         var now = t0
-        var launchTurns: [(Date, [Identifier])] = []
-        while launchTurns.isEmpty {
+        var plans: [LaunchPlan] = []
+        while plans.isEmpty {
             now = try #require(state.nextWake(after: now))
-            let plans = state.dueLaunches(at: now)
-            if !plans.isEmpty { launchTurns.append((now, plans.map(\.app))) }
+            wakes.append(now)
+            plans = state.dueLaunches(at: now)
         }
-        #expect(launchTurns[0].0 == at(112), "the hold ends when the last app's request comes due")
-        #expect(launchTurns[0].1 == Array(Self.apps.prefix(5)), "one turn, one launch per app")
+        #expect(wakes == [at(112)], "no wake-up for each app before")
+        #expect(plans.map(\.app) == Array(Self.apps.prefix(5)), "one turn, one launch per app")
     }
 
     @Test func aHeldLaunchShowsCoalescingWithTheTimeItEnds() throws {
@@ -50,12 +51,12 @@ struct CrossAppCoalescingTests {
         let turn = state.launchTurn(at: at(104))
         #expect(turn.plans.isEmpty)
         #expect(turn.coalescingEnds == at(112))
-        #expect(turn.nextLook == at(106), "looked at again when the next one comes due")
+        #expect(turn.nextLook == at(112), "looked at again only when the hold ends")
         let first = TaskKey(app: Self.apps[0], identifier: Self.refresh(Self.apps[0]))
         let later = TaskKey(app: Self.apps[4], identifier: Self.refresh(Self.apps[4]))
         #expect(turn.blockers[first] == [.coalescing])
         #expect(turn.blockers[later] == [.earliestBeginDate])
-        #expect(state.nextWake(after: at(104)) == at(106))
+        #expect(state.nextWake(after: at(104)) == at(112))
     }
 
     @Test func nothingRunsBeforeItsDate() {
@@ -139,6 +140,20 @@ struct CrossAppCoalescingTests {
         let turn = state.launchTurn(at: at(112))
         #expect(turn.plans.isEmpty, "the simulated launches fill the one slot")
         #expect(turn.blockers[TaskKey(app: Self.apps[0], identifier: Self.refresh(Self.apps[0]))] == [.launchLimit])
+    }
+
+    @Test func aHandOverTakesNoSlot() throws {
+        var state = Self.fiveApps(maxConcurrent: 1)
+        // App 1's person-started process is attached with a handler for its refresh.
+        let attach = state.run(.attach(app: Self.apps[0], pid: 4242, identifiers: [Self.refresh(Self.apps[0])]), at: at(1))
+        #expect(attach.outcome.succeeded)
+        let first = state.launchDue(at: at(112))
+        #expect(first.map(\.app) == [Self.apps[0], Self.apps[1]], "the hand-over and one new process")
+        #expect(first[0].handOver?.pid == 4242)
+        #expect(first[1].handOver == nil)
+        let turn = state.launchTurn(at: at(112))
+        #expect(turn.plans.isEmpty, "one launched process fills the one slot")
+        #expect(turn.blockers[TaskKey(app: Self.apps[2], identifier: Self.refresh(Self.apps[2]))] == [.launchLimit])
     }
 
     @Test func aZeroWindowLaunchesEachAtItsDate() {

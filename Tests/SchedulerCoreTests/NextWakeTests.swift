@@ -31,7 +31,9 @@ struct NextWakeTests {
     }
 
     @Test func theSoonestOfEverything() {
-        var state = makeState()
+        var settings = SchedulerSettings()
+        settings.coalescingWindowSeconds = 60
+        var state = makeState(settings: settings)
         state.submitRequest(Tasks.cleanup, kind: .processing, at: t0)
         state.launchDue(at: t0) // deadline 600
         state.submitRequest(Tasks.backup, kind: .processing, earliest: at(400), at: at(1))
@@ -57,9 +59,10 @@ struct NextWakeTests {
         var state = makeState()
         state.submitRequest(Tasks.cleanup, kind: .processing, earliest: at(100), at: t0)
         state.submitRequest(Tasks.backup, kind: .processing, earliest: at(140), at: t0)
-        #expect(state.nextWake(after: t0) == at(100))
-        #expect(state.dueLaunches(at: at(100)).isEmpty)
+        #expect(state.nextWake(after: t0) == at(140), "the first would be held for the second: no wake-up at 100")
+        #expect(state.dueLaunches(at: at(100)).isEmpty, "a turn at 100 (a command's) holds it")
         #expect(state.nextWake(after: at(100)) == at(140))
+        #expect(state.dueLaunches(at: at(140)).first?.requests.count == 2)
     }
 
     @Test func requestsHeldByConditionsOrSwitchesDoNotWaitOnTime() {
