@@ -14,8 +14,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     public var expirationGraceSeconds: Double = 5
     /// A launch waits at most this long after it became ready for requests of any app coming due
     /// meanwhile, so that they go out in one wake-up (`docs/scheduling.md#launching-and-coalescing`).
-    /// Ten minutes: the smallest window that wakes a day of 20 apps' refreshes 3× less often than
-    /// launching each at its date (`bgbench wakeups`, docs/performance.md).
+    /// Ten minutes: a day of 20 apps' refreshes then wakes the machine 3.46× less often than
+    /// launching each at its date; 7.5 minutes gives 2.95× (`bgbench wakeups`, docs/performance.md).
     public var coalescingWindowSeconds: Double = 600
     /// Launched processes of the policy running at once; a larger burst starts in turn as earlier
     /// launches end. Chosen with `bgbench wakeups` (see `docs/performance.md`).
