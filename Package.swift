@@ -172,7 +172,7 @@ let package = Package(
             name: "BackgroundTasksTests",
             dependencies: [
                 "TaskState", "CLinuxSupport", "TestSupport", "LoopbackServer", "bgtaskd", "bgctl", "Stormy", "Tidy", "TaskAppFixture",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "BackgroundTasks", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ]

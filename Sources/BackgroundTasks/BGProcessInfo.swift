@@ -21,7 +21,9 @@ public final class BGProcessInfo: Sendable {
     ///
     /// `block` runs with `expired == false` when the time is granted. When the time runs out while
     /// it still runs, `block` is called again, on another thread, with `expired == true`: stop the
-    /// work in progress as quickly as possible. The activity ends when the first call returns.
+    /// work in progress as quickly as possible. The activity ends when the first call returns, or,
+    /// if the expired call had begun by then, when that one returns too: the expired call happens
+    /// at most once and never begins once the activity has ended.
     /// When no time can be granted (no scheduler running, no manifest), `block` is called once,
     /// with `expired == true`, and the reason is logged.
     ///
@@ -40,31 +42,7 @@ public final class BGProcessInfo: Sendable {
             block(true)
             return
         }
-        block(false)
-        activity.finish()
+        activity.run()
         application.endBackgroundTask(identifier)
-    }
-}
-
-/// One activity's two calls: the expired one happens at most once, and never after the first
-/// call returned (a finishing task that ends as its time runs out must not hear of the expiry).
-private final class ExpiringActivity: Sendable {
-    private let block: @Sendable (Bool) -> Void
-    private let finished = Mutex(false)
-
-    init(_ block: @escaping @Sendable (Bool) -> Void) {
-        self.block = block
-    }
-
-    func expire() {
-        guard !finished.withLock({ $0 }) else { return }
-        // Off the thread that delivers the expiry, so a slow block holds up no other task; the
-        // first call still occupies its own thread, so this one runs on another.
-        let block = self.block
-        DispatchQueue.global().async { block(true) }
-    }
-
-    func finish() {
-        finished.withLock { $0 = true }
     }
 }

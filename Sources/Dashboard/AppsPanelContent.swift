@@ -58,7 +58,7 @@ extension PanelContent {
     /// "5m ago": the screen would have to tick to age it.
     private func launchTime(_ date: Date) -> String {
         let age = snapshot.now.timeIntervalSince(date)
-        return age < 86_400 ? TextFormat.clock(date, seconds: false) : "\(Int(age / 86_400))d ago"
+        return age < 86_400 ? TextFormat.clock(date, seconds: false) : "\(SafeNumber.int64(age / 86_400, .towardZero))d ago"
     }
 
     /// A launch reason in `room` cells: its short form where the whole does not fit.

@@ -73,7 +73,7 @@ enum LogPagerView {
         var position = " \(TextFormat.bytes(pager.fileSize)) "
         let shown = pager.lines.dropFirst(first).prefix(rows)
         if let last = shown.last, pager.fileSize > 0 {
-            let percent = Int((Double(last.end) / Double(pager.fileSize) * 100).rounded(.down))
+            let percent = SafeNumber.int(Double(last.end) / Double(pager.fileSize) * 100, .down)
             position = " \(TextFormat.bytes(pager.fileSize)) \(glyphs.horizontal) \(min(100, percent))% "
         }
         let positionX = width - position.count - 2

@@ -1,4 +1,5 @@
 import Foundation
+import TaskState
 
 /// CPU and memory figures the way htop prints them, for the running panel and its details.
 enum ResourceText {
@@ -6,7 +7,8 @@ enum ResourceText {
     /// stays within the column's five cells.
     static func percent(_ value: Double) -> String {
         guard value.isFinite else { return "-" }
-        return String(format: value >= 999.95 ? "%.0f" : "%.1f", max(0, value))
+        let clamped = min(max(0, value), LaunchResources.cpuPercentRange.upperBound)
+        return String(format: clamped >= 999.95 ? "%.0f" : "%.1f", clamped)
     }
 
     /// `512K`, `9.5M`, `123M`, `1.2G`: binary units like htop's RES, at most four characters.
@@ -18,15 +20,16 @@ enum ResourceText {
             amount /= 1024
             unit += 1
         }
-        if unit == 0 { return "\(Int(amount.rounded(.down)))K" }
+        if unit == 0 { return "\(SafeNumber.int64(amount, .down))K" }
         return amount < 10 ? String(format: "%.1f%@", amount, units[unit]) : String(format: "%.0f%@", amount, units[unit])
     }
 
-    /// `1.23 s` of CPU time, `2 min 5 s` past a minute.
+    /// `1.23 s` of CPU time, `2 min 5 s` past a minute. Clamped to the range a file may hold
+    /// (``LaunchResources/cpuSecondsRange``), so a figure that slipped past the decoder cannot trap.
     static func cpuTime(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "-" }
         if seconds < 60 { return String(format: "%.2f s", max(0, seconds)) }
-        let whole = Int(seconds.rounded(.down))
+        let whole = SafeNumber.int64(min(seconds, LaunchResources.cpuSecondsRange.upperBound), .down)
         return "\(whole / 60) min \(whole % 60) s"
     }
 }

@@ -26,7 +26,7 @@ enum TimelineView {
         /// The lane column of `date` (outside `0..<laneWidth` when it is outside the window).
         func column(_ date: Date) -> Int {
             let cells = (date.timeIntervalSince(start) / secondsPerCell).rounded(.down)
-            return Int(min(max(cells, -1_000_000), 1_000_000))
+            return SafeNumber.int(min(max(cells, -1_000_000), 1_000_000))
         }
     }
 

@@ -41,6 +41,12 @@ public struct LaunchResources: Codable, Hashable, Sendable {
 
     /// The most pids listed for one launch; the figures still count every process.
     public static let maximumPids = 64
+    /// ``cpuSeconds`` a file may hold: 0 to 10^12 s (some 31,700 years of one core).
+    public static let cpuSecondsRange: ClosedRange<Double> = 0...1e12
+    /// ``cpuPercent`` a file may hold: 0 to 10^5 % (a thousand cores busy).
+    public static let cpuPercentRange: ClosedRange<Double> = 0...1e5
+    /// ``memoryBytes`` and ``peakMemoryBytes`` a file may hold: 0 to 2^50 bytes (1 PiB).
+    public static let memoryRange: ClosedRange<Int64> = 0...(1 << 50)
 
     public init(launchID: String, app: Identifier, pids: [Int32], cpuSeconds: Double, cpuPercent: Double?,
                 memoryBytes: Int64, peakMemoryBytes: Int64, source: Source, phase: Phase = .running, sampledAt: Date) {
@@ -54,6 +60,54 @@ public struct LaunchResources: Codable, Hashable, Sendable {
         self.source = source
         self.phase = phase
         self.sampledAt = sampledAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case launchID, app, pids, cpuSeconds, cpuPercent, memoryBytes, peakMemoryBytes, source, phase, sampledAt
+    }
+
+    /// Checks what a file could get wrong: `resources.json` (and the ssh feed carrying it) is
+    /// input, and its figures reach conversions to `Int` in the readers. A number out of its
+    /// range (or not finite) or a pid below 1 makes the file unreadable, naming the field; pids
+    /// past ``maximumPids`` are dropped, as the monitor would not have listed them.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        launchID = try container.decode(String.self, forKey: .launchID)
+        app = try container.decode(Identifier.self, forKey: .app)
+        var list = try container.nestedUnkeyedContainer(forKey: .pids)
+        var kept: [Int32] = []
+        while !list.isAtEnd, kept.count < Self.maximumPids {
+            let pid = try list.decode(Int32.self)
+            guard pid >= 1 else {
+                throw DecodingError.dataCorruptedError(in: list, debugDescription: "a pid must be 1 or more, not \(pid)")
+            }
+            kept.append(pid)
+        }
+        pids = kept
+        cpuSeconds = try container.decode(Double.self, forKey: .cpuSeconds)
+        cpuPercent = try container.decodeIfPresent(Double.self, forKey: .cpuPercent)
+        memoryBytes = try container.decode(Int64.self, forKey: .memoryBytes)
+        peakMemoryBytes = try container.decode(Int64.self, forKey: .peakMemoryBytes)
+        source = try container.decode(Source.self, forKey: .source)
+        phase = try container.decodeIfPresent(Phase.self, forKey: .phase) ?? .running
+        sampledAt = try container.decode(Date.self, forKey: .sampledAt)
+        try Self.check(cpuSeconds, .cpuSeconds, in: Self.cpuSecondsRange, unit: "seconds", container)
+        if let cpuPercent { try Self.check(cpuPercent, .cpuPercent, in: Self.cpuPercentRange, unit: "percent", container) }
+        for (value, key) in [(memoryBytes, CodingKeys.memoryBytes), (peakMemoryBytes, .peakMemoryBytes)]
+        where !Self.memoryRange.contains(value) {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container,
+                debugDescription: "expected bytes from \(Self.memoryRange.lowerBound) to \(Self.memoryRange.upperBound), not \(value)")
+        }
+    }
+
+    private static func check(_ value: Double, _ key: CodingKeys, in range: ClosedRange<Double>, unit: String,
+                              _ container: KeyedDecodingContainer<CodingKeys>) throws {
+        guard value.isFinite, range.contains(value) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container,
+                debugDescription: "expected \(unit) from \(NumericBounds.describe(range.lowerBound)) to \(NumericBounds.describe(range.upperBound)), not \(NumericBounds.describe(value))")
+        }
     }
 }
 

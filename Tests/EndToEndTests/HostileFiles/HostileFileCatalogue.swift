@@ -36,6 +36,8 @@ struct HostilePath: CustomStringConvertible, Sendable {
         HostilePath(base: .state, relative: "daemon.lock", sample: ""),
         HostilePath(base: .state, relative: "processes.json",
                     sample: #"{"processes":[{"app":"com.example.hostile","launchID":"x","launchedAt":"2026-11-22T10:00:00.000Z","pid":1}]}"#),
+        HostilePath(base: .state, relative: "resources.json",
+                    sample: #"{"version":1,"sampledAt":"2026-11-22T10:00:03.622Z","launches":[{"launchID":"x","app":"com.example.hostile","pids":[2],"cpuSeconds":1,"memoryBytes":1,"peakMemoryBytes":1,"source":"proc","phase":"running","sampledAt":"2026-11-22T10:00:03.622Z"}]}"#),
         HostilePath(base: .state, relative: "launch.key", sample: String(repeating: "ab", count: 32) + "\n"),
         HostilePath(base: .state, relative: "events.jsonl",
                     sample: #"{"message":"x","time":"2026-11-22T10:00:00.000Z","type":"daemonStarted"}"# + "\n"),
