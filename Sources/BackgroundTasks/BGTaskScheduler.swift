@@ -162,7 +162,8 @@ public final class BGTaskScheduler: Sendable {
     /// Ends registration and starts taking tasks: the ones the scheduler launched this process
     /// for, and, since the scheduler is told this process is running, every later request of
     /// the app that comes due while it runs (instead of a second process being started), and,
-    /// with a push handler registered, every push for the app.
+    /// with a push handler registered, every background push for the app, and with a
+    /// `PushRegistry` registered for VoIP pushes, every VoIP push.
     public func finishLaunching() {
         startDelivery(attaching: true)
     }
