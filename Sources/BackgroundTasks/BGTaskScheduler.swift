@@ -162,7 +162,8 @@ public final class BGTaskScheduler: Sendable {
     /// Ends registration and starts taking tasks: the ones the scheduler launched this process
     /// for, and, since the scheduler is told this process is running, every later request of
     /// the app that comes due while it runs (instead of a second process being started), and,
-    /// with a push handler registered, every push for the app.
+    /// with a push handler registered, every background push for the app, and with a
+    /// `PushRegistry` registered for VoIP pushes, every VoIP push.
     public func finishLaunching() {
         startDelivery(attaching: true)
     }
@@ -195,14 +196,18 @@ public final class BGTaskScheduler: Sendable {
             return nil
         }
         let expected = launchTasks(for: context)
-        struct Started { var delivery: TaskDelivery?; var attach = false; var identifiers: [String] = []; var acceptsPushes = false }
+        struct Started { var delivery: TaskDelivery?; var attach = false; var identifiers: [String] = []; var acceptsPushes = false
+                       var acceptsVoIPPushes = false }
         let result = guarded.withLock { state -> Started in
             let attach = attaching && !state.launchFinished
             if attaching { state.launchFinished = true }
             let taskIdentifiers = Array(Set(state.handlers.keys).subtracting(state.sessionHandlers))
-            let acceptsPushes = state.pushHandler != nil || state.voipHandler != nil
+            // Each type of push goes only to a process with a handler for it.
+            let acceptsPushes = state.pushHandler != nil
+            let acceptsVoIPPushes = state.voipHandler != nil
             if let delivery = state.delivery {
-                return Started(delivery: delivery, attach: attach, identifiers: taskIdentifiers, acceptsPushes: acceptsPushes)
+                return Started(delivery: delivery, attach: attach, identifiers: taskIdentifiers, acceptsPushes: acceptsPushes,
+                               acceptsVoIPPushes: acceptsVoIPPushes)
             }
             // A push's task is named by the push's id, so its handler is found by kind and type.
             let handlers: @Sendable (String, TaskKind, PushType) -> LaunchHandler? = { [weak self] id, kind, type in
@@ -215,7 +220,8 @@ public final class BGTaskScheduler: Sendable {
                 let delivery = try TaskDelivery(context: context, handlers: handlers, logger: logger, expected: expected)
                 try delivery.start()
                 state.delivery = delivery
-                return Started(delivery: delivery, attach: attach, identifiers: taskIdentifiers, acceptsPushes: acceptsPushes)
+                return Started(delivery: delivery, attach: attach, identifiers: taskIdentifiers, acceptsPushes: acceptsPushes,
+                               acceptsVoIPPushes: acceptsVoIPPushes)
             } catch {
                 logger.error("background tasks are unavailable: \(error.message)")
                 return Started()
@@ -229,7 +235,8 @@ public final class BGTaskScheduler: Sendable {
             if connection.schedulerIsRunning {
                 do throws(Error) {
                     _ = try connection.request(.attach(app: context.app, pid: getpid(), identifiers: identifiers,
-                                                       acceptsPushes: result.acceptsPushes))
+                                                       acceptsPushes: result.acceptsPushes,
+                                                       acceptsVoIPPushes: result.acceptsVoIPPushes))
                 } catch {
                     logger.warning("the scheduler will not hand tasks to this process: \(error.message)")
                 }

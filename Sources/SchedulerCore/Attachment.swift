@@ -5,7 +5,7 @@ extension SchedulerState {
     /// A running process of `appID` takes the tasks it registered handlers for as they come due.
     /// One process per app: a newer one replaces the older.
     mutating func attach(app appID: Identifier, pid: Int32, identifiers: [Identifier], acceptsPushes: Bool = false,
-                         command: String?, now: Date) -> Result<String, SchedulerError> {
+                         acceptsVoIPPushes: Bool = false, command: String?, now: Date) -> Result<String, SchedulerError> {
         guard let manifest = catalog.manifests[appID] else {
             return .failure(.unknownApp("app \(appID) has no usable manifest"))
         }
@@ -17,12 +17,17 @@ extension SchedulerState {
         }
         var record = app(appID)
         let replaced = record.attachedProcess.flatMap { $0.pid == pid ? nil : $0.pid }
-        let takesPushes = acceptsPushes && manifest.backgroundModes.contains(.remoteNotification)
+        // VoIP pushes need the same manifest mode as background pushes.
+        let pushMode = manifest.backgroundModes.contains(.remoteNotification)
+        let takesPushes = acceptsPushes && pushMode
+        let takesVoIP = acceptsVoIPPushes && pushMode
         record.attachedProcess = AttachedProcess(pid: pid, identifiers: Array(Set(identifiers)).sorted(),
-                                                 acceptsPushes: takesPushes ? true : nil, attachedAt: now)
+                                                 acceptsPushes: takesPushes ? true : nil,
+                                                 acceptsVoIPPushes: takesVoIP ? true : nil, attachedAt: now)
         setApp(record)
         var handled = identifiers.map(\.rawValue).sorted()
         if takesPushes { handled.append("pushes") }
+        if takesVoIP { handled.append("VoIP pushes") }
         let handles = handled.isEmpty ? "no identifiers" : handled.joined(separator: ", ")
         let instead = replaced.map { " instead of pid \($0)" } ?? ""
         self.record(Event(time: now, type: .attached, app: appID, pid: pid, command: command,

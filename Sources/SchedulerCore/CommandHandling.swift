@@ -61,8 +61,9 @@ extension SchedulerState {
             result = .success((overrideConditions(conditions.overrides.merging(overrides), command: command.id, now: now), nil))
         case .clearConditions:
             result = .success((overrideConditions(ConditionOverrides(), command: command.id, now: now), nil))
-        case .attach(let app, let pid, let identifiers, let acceptsPushes):
-            result = attach(app: app, pid: pid, identifiers: identifiers, acceptsPushes: acceptsPushes, command: command.id, now: now).map {
+        case .attach(let app, let pid, let identifiers, let acceptsPushes, let acceptsVoIPPushes):
+            result = attach(app: app, pid: pid, identifiers: identifiers, acceptsPushes: acceptsPushes,
+                            acceptsVoIPPushes: acceptsVoIPPushes, command: command.id, now: now).map {
                 effects.append(.superviseAttachment(app: app, pid: pid))
                 return ($0, nil)
             }
@@ -311,7 +312,7 @@ extension CommandAction {
         case .submit(let request): return request.app
         case .transferCreate(let request): return request.app
         case .cancel(let app, _), .cancelAll(let app), .complete(let app, _, _), .beginFinishing(let app, _, _),
-             .setAppEnabled(let app, _), .attach(let app, _, _, _), .detach(let app, _),
+             .setAppEnabled(let app, _), .attach(let app, _, _, _, _), .detach(let app, _),
              .transferCancel(let app, _), .transferPause(let app, _), .transferResume(let app, _),
              .transferAcknowledge(let app, _), .answerPush(let app, _, _), .appUsed(let app, _):
             return app

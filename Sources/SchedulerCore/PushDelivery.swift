@@ -31,7 +31,10 @@ extension SchedulerState {
         if pushBudgetLeft(of: push.app, at: now) == 0 { result.append(.pushBudget) }
         if push.priority == .conserve && conditions.effective.lowPower { result.append(.lowPower) }
         if record.isThrottled(at: now) { result.append(.throttled) }
-        if tasks.values.contains(where: { $0.app == push.app && $0.kind == .remoteNotification }) { result.append(.handlingPush) }
+        // A call push being handled holds no background push back: it is outside their budget and order.
+        if tasks.values.contains(where: { $0.app == push.app && $0.kind == .remoteNotification && $0.push?.isVoIP != true }) {
+            result.append(.handlingPush)
+        }
         if catalog.manifests[push.app] == nil { result.append(.noManifest) }
         return result
     }
@@ -89,9 +92,11 @@ extension SchedulerState {
         return plans
     }
 
-    /// The attached process that takes the app's pushes, if one registered a push handler.
-    func pushHandOverTarget(app appID: Identifier) -> AttachedProcess? {
-        guard let attached = apps[appID]?.attachedProcess, attached.acceptsPushes == true,
+    /// The attached process that takes the app's pushes of that type: a background push only if
+    /// it registered a push handler, a VoIP push only if it registered for VoIP pushes.
+    func pushHandOverTarget(app appID: Identifier, voip: Bool = false) -> AttachedProcess? {
+        guard let attached = apps[appID]?.attachedProcess,
+              (voip ? attached.acceptsVoIPPushes : attached.acceptsPushes) == true,
               !tasks.values.contains(where: { $0.pid == attached.pid && $0.state == .expiring }) else { return nil }
         return attached
     }

@@ -20,6 +20,15 @@ extension SchedulerState {
                          command: command.id, reason: "voipBlocked", message: "\(appID): VoIP push \(id) dropped: \(why)"))
             return .success(("dropped: \(why)", nil))
         }
+        // Each delivered push is a report owed; the record of them is bounded, so a push beyond
+        // the bound waits for nothing: it is dropped like a blocked one.
+        let owed = (app(appID).voip?.debts.count ?? 0) + pushes.values.filter { $0.app == appID && $0.isVoIP }.count
+        if owed >= VoIPDebt.maximumOwed {
+            let why = "\(appID) already owes \(VoIPDebt.maximumOwed) call reports for VoIP pushes; report a call first"
+            record(Event(time: now, type: .pushDropped, app: appID, identifier: id, kind: .remoteNotification,
+                         command: command.id, reason: "voipOwed", message: "\(appID): VoIP push \(id) dropped: \(why)"))
+            return .success(("dropped: \(why)", nil))
+        }
         let push = HeldPush(app: appID, id: id, payload: request.payload, priority: request.priority, receivedAt: now,
                             expiresAt: request.expiration, collapseID: request.collapseID, messageID: request.messageID,
                             source: request.source, commandID: command.id, type: .voip)
@@ -36,7 +45,7 @@ extension SchedulerState {
         return LaunchPlan(
             launchID: "\(push.app)-\(SafeNumber.int64(now.timeIntervalSince1970 * 1000, .down))-voip-\(push.id)", app: push.app,
             manifest: manifest, requests: [request], reason: Self.voipLaunchReason, simulated: false,
-            handOver: pushHandOverTarget(app: push.app), pushPayload: push.payload)
+            handOver: pushHandOverTarget(app: push.app, voip: true), pushPayload: push.payload)
     }
 
     /// VoIP pushes left in `pushes/` by a scheduler that stopped before their launch was
@@ -47,7 +56,7 @@ extension SchedulerState {
     }
 
     /// A VoIP push was handed to process `pid`: its task carries the payload, and the app now
-    /// owes a call report by `voipReportSeconds` from now (an earlier debt keeps its time).
+    /// owes a call report for it, by `voipReportSeconds` from now, on top of any it already owes.
     mutating func recordVoIPDelivery(_ push: HeldPush, plan: LaunchPlan, pid: Int32, processGroup: Int32?,
                                      processStartTicks: UInt64?, logOffset: Int64?, now: Date) {
         let budget = settings.budget(for: .remoteNotification)
@@ -60,16 +69,13 @@ extension SchedulerState {
         var voip = appRecord.voip ?? VoIPState()
         voip.lastDelivery = now
         let due = now.addingTimeInterval(settings.voipReportSeconds)
-        if voip.reportDueBy.map({ $0 > due }) ?? true {
-            voip.reportDueBy = due
-            voip.deliveredToPID = pid
-        }
+        voip.setDebts(voip.debts + [VoIPDebt(push: push.id, pid: pid > 1 ? pid : nil, dueBy: due)])
         appRecord.voip = voip
         setApp(appRecord)
         let how = plan.handOver == nil ? "launched pid \(pid) for" : "handed to running pid \(pid):"
         record(Event(time: now, type: .pushDelivered, app: plan.app, identifier: push.id, kind: .remoteNotification,
                      pid: pid, command: push.commandID, reason: Self.voipLaunchReason,
-                     message: "\(plan.app): \(how) VoIP push \(push.id) (outside the push budget; a call must be reported by \(JSONFormat.string(from: voip.reportDueBy ?? due)))",
+                     message: "\(plan.app): \(how) VoIP push \(push.id) (outside the push budget; a call must be reported by \(JSONFormat.string(from: due)))",
                      logOffset: logOffset))
     }
 }

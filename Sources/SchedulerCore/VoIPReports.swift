@@ -7,7 +7,8 @@ import TaskState
 /// a person uses the app. See `docs/scheduling.md#voip-pushes`.
 extension SchedulerState {
     /// The `reportCall` command: checked, refused when the call was already reported, else
-    /// recorded with an event; it settles any report the app owes and clears its strikes.
+    /// recorded with an event; it settles the oldest report the app owes (one push's) and clears
+    /// its strikes.
     mutating func reportCall(_ report: CallReport, command: String?, now: Date) -> Result<String, SchedulerError> {
         let appID = report.app
         guard catalog.manifests[appID] != nil else {
@@ -20,49 +21,61 @@ extension SchedulerState {
         if voip.recentCalls?.contains(uuid) == true {
             return .failure(.alreadyReported("call \(uuid) was already reported by \(appID); a call is reported once"))
         }
-        let owed = voip.reportDueBy != nil
+        var debts = voip.debts
+        let settled = debts.isEmpty ? nil : debts.removeFirst()
         voip.recentCalls = Array(((voip.recentCalls ?? []) + [uuid]).suffix(VoIPState.rememberedCalls))
         voip.lastReport = now
         voip.lastNotifier = report.notifier ?? voip.lastNotifier
         voip.strikes = 0
-        voip.reportDueBy = nil
-        voip.deliveredToPID = nil
+        voip.setDebts(debts)
         appRecord.voip = voip
         setApp(appRecord)
+        let answered = settled.map { debt in ", in time for its VoIP push" + (debt.push.map { " \($0)" } ?? "") } ?? ""
         let shown = report.notifier.map { " (shown with \($0))" } ?? ""
         self.record(Event(time: now, type: .callReported, app: appID, command: command, reason: report.notifier,
-                          message: "\(appID): reported incoming call \(uuid) from \(report.handle)\(shown)\(owed ? ", in time for its VoIP push" : "")"))
+                          message: "\(appID): reported incoming call \(uuid) from \(report.handle)\(shown)\(answered)"))
         return .success("reported call \(uuid) from \(report.handle)\(shown)")
     }
 
-    /// The apps whose call report is overdue at `now`: each gets a strike, its process (the one
-    /// the push went to, while the scheduler still watches it) is killed through the normal kill
-    /// path with reason `voipNotReported`, and at `voipStrikes` its VoIP pushes are blocked.
+    /// The reports overdue at `now`, each one push's: each is a strike, its process (the one that
+    /// push went to, while the scheduler still watches it) is killed through the normal kill path
+    /// with reason `voipNotReported`, and at `voipStrikes` the app's VoIP pushes are blocked.
     mutating func enforceVoIPReports(at now: Date) -> [SchedulerEffect] {
         var effects: [SchedulerEffect] = []
         for record in apps.values.sorted(by: { $0.id < $1.id }) {
-            guard var voip = record.voip, let due = voip.reportDueBy, due <= now else { continue }
-            voip.strikes = min(voip.strikes, 999) + 1
-            voip.reportDueBy = nil
-            let pid = voip.deliveredToPID
-            voip.deliveredToPID = nil
-            let blocks = voip.strikes >= settings.voipStrikes && voip.blockedSince == nil
-            if blocks { voip.blockedSince = now }
-            var updated = record
-            updated.voip = voip
-            setApp(updated)
-            var killed: SchedulerEffect?
-            if let pid { killed = killForMissingReport(app: record.id, pid: pid, now: now) }
-            if let killed { effects.append(killed) }
-            let what = killed == nil ? "its process had already ended" : "pid \(pid ?? 0) killed"
-            self.record(Event(time: now, type: .voipStrike, app: record.id, pid: pid, reason: "voipNotReported",
-                              message: "\(record.id): no call reported within \(Self.seconds(settings.voipReportSeconds)) of its VoIP push; \(what) (\(voip.strikes) of \(settings.voipStrikes) in a row)"))
-            if blocks {
-                self.record(Event(time: now, type: .voipBlocked, app: record.id, reason: "voipStrikes",
-                                  message: "\(record.id): VoIP pushes dropped from now on: \(voip.strikes) failures to report a call in a row; a person using the app lifts this"))
+            guard let debts = record.voip?.debts, debts.contains(where: { $0.dueBy <= now }) else { continue }
+            for debt in debts where debt.dueBy <= now {
+                effects += missedReport(debt, app: record.id, now: now)
             }
         }
         return effects
+    }
+
+    /// One overdue report: the debt leaves the record as a strike, and its process is killed
+    /// unless it is gone or already being killed.
+    private mutating func missedReport(_ debt: VoIPDebt, app appID: Identifier, now: Date) -> [SchedulerEffect] {
+        var appRecord = app(appID)
+        var voip = appRecord.voip ?? VoIPState()
+        var debts = voip.debts
+        if let index = debts.firstIndex(of: debt) { debts.remove(at: index) }
+        voip.setDebts(debts)
+        voip.strikes = min(voip.strikes, 999) + 1
+        let blocks = voip.strikes >= settings.voipStrikes && voip.blockedSince == nil
+        if blocks { voip.blockedSince = now }
+        appRecord.voip = voip
+        setApp(appRecord)
+        let pid = debt.pid
+        let dying = pid.map { processes[$0]?.killDecidedAt != nil } ?? false
+        let killed = dying ? nil : pid.flatMap { killForMissingReport(app: appID, pid: $0, now: now) }
+        let what = killed != nil ? "pid \(pid ?? 0) killed" : dying ? "pid \(pid ?? 0) is already being killed" : "its process had already ended"
+        let which = debt.push.map { " \($0)" } ?? ""
+        self.record(Event(time: now, type: .voipStrike, app: appID, identifier: debt.push, pid: pid, reason: "voipNotReported",
+                          message: "\(appID): no call reported within \(Self.seconds(settings.voipReportSeconds)) of its VoIP push\(which); \(what) (\(voip.strikes) of \(settings.voipStrikes) in a row)"))
+        if blocks {
+            self.record(Event(time: now, type: .voipBlocked, app: appID, reason: "voipStrikes",
+                              message: "\(appID): VoIP pushes dropped from now on: \(voip.strikes) failures to report a call in a row; a person using the app lifts this"))
+        }
+        return killed.map { [$0] } ?? []
     }
 
     /// Kills `pid` for an unreported call when the scheduler still watches it (a task's process,
@@ -116,6 +129,6 @@ extension SchedulerState {
 
     /// The earliest call report owed, for the scheduler's timer.
     func nextVoIPReportDeadline() -> Date? {
-        apps.values.compactMap { $0.voip?.reportDueBy }.min()
+        apps.values.flatMap { $0.voip?.debts ?? [] }.map(\.dueBy).min()
     }
 }

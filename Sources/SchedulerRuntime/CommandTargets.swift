@@ -11,7 +11,7 @@ extension SchedulerDaemon {
         let app: Identifier
         let pid: Int32
         switch command.action {
-        case .attach(let attaching, let attachingPID, _, _): (app, pid) = (attaching, attachingPID)
+        case .attach(let attaching, let attachingPID, _, _, _): (app, pid) = (attaching, attachingPID)
         case .beginFinishing(let finishing, _, let finishingPID): (app, pid) = (finishing, finishingPID)
         default: return nil
         }

@@ -12,17 +12,20 @@ public struct AttachedProcess: Codable, Hashable, Sendable {
     public var processGroup: Int32?
     /// The task identifiers it registered handlers for; only those are handed to it.
     public var identifiers: [Identifier]
-    /// It registered a push handler: pushes of the app are handed to it.
+    /// It registered a push handler: background pushes of the app are handed to it.
     public var acceptsPushes: Bool?
+    /// It registered for VoIP pushes (a `PushRegistry`): VoIP pushes of the app are handed to it.
+    public var acceptsVoIPPushes: Bool?
     public var attachedAt: Date
 
     public init(pid: Int32, processStartTicks: UInt64? = nil, processGroup: Int32? = nil,
-                identifiers: [Identifier], acceptsPushes: Bool? = nil, attachedAt: Date) {
+                identifiers: [Identifier], acceptsPushes: Bool? = nil, acceptsVoIPPushes: Bool? = nil, attachedAt: Date) {
         self.pid = pid
         self.processStartTicks = processStartTicks
         self.processGroup = processGroup
         self.identifiers = identifiers
         self.acceptsPushes = acceptsPushes
+        self.acceptsVoIPPushes = acceptsVoIPPushes
         self.attachedAt = attachedAt
     }
 

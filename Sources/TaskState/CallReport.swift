@@ -22,6 +22,9 @@ public struct CallReport: Hashable, Sendable {
 
     /// The longest handle accepted, in characters.
     public static let maximumHandleLength = 128
+    /// The longest handle accepted, in UTF-8 bytes: one character can carry any number of
+    /// combining marks, so a count of characters alone does not bound the record or the event.
+    public static let maximumHandleBytes = 512
     /// The characters a handle may have besides letters and digits: enough for `+1 (555) 010-2030`,
     /// `sip:alice@example.org` and `alice_b#2`, and nothing a terminal or a shell would act on.
     public static let handlePunctuation: Set<Character> = [" ", "+", "-", ".", "_", "@", ":", "(", ")", "#", "*"]
@@ -52,12 +55,39 @@ public struct CallReport: Hashable, Sendable {
         guard (1...maximumHandleLength).contains(count) else {
             return "call handle must be 1 to \(maximumHandleLength) characters, not \(count)"
         }
-        if let bad = text.first(where: { !($0.isLetter || $0.isNumber || handlePunctuation.contains($0)) }) {
-            let scalar = bad.unicodeScalars.first!
-            let shown = bad.isPunctuation || bad.isSymbol ? "'\(bad)'" : "U+\(String(scalar.value, radix: 16, uppercase: true))"
+        guard text.utf8.count <= maximumHandleBytes else {
+            return "call handle must be at most \(maximumHandleBytes) bytes of UTF-8, not \(text.utf8.count)"
+        }
+        // Every scalar, not every character: a character is judged by its first scalar, and the
+        // ones joined to it (a zero-width joiner, a direction mark) would pass unseen.
+        if let bad = text.unicodeScalars.first(where: { !isHandleScalar($0) }) {
+            let category = bad.properties.generalCategory
+            let shown = isPunctuationOrSymbol(category) ? "'\(Character(bad))'" : "U+\(String(bad.value, radix: 16, uppercase: true))"
             return "call handle may have letters, digits, spaces and + - . _ @ : ( ) # * only, not \(shown)"
         }
         if text.first == " " || text.last == " " { return "call handle must not begin or end with a space" }
         return nil
+    }
+
+    /// A letter, a digit or other number, a mark combining with one (a name written decomposed,
+    /// `e` and U+0301), or one of ``handlePunctuation``.
+    static func isHandleScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark:
+            return true
+        default:
+            return handlePunctuation.contains(Character(scalar))
+        }
+    }
+
+    static func isPunctuationOrSymbol(_ category: Unicode.GeneralCategory) -> Bool {
+        switch category {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+             .finalPunctuation, .otherPunctuation, .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+            return true
+        default:
+            return false
+        }
     }
 }

@@ -12,7 +12,7 @@ extension Command {
             switch action {
             case .submit(let request):
                 if let date = request.earliestBeginDate { try NumericBounds.check(date: date, "earliestBeginDate", now: now) }
-            case .beginFinishing(_, _, let pid), .attach(_, let pid, _, _), .detach(_, let pid):
+            case .beginFinishing(_, _, let pid), .attach(_, let pid, _, _, _), .detach(_, let pid):
                 try NumericBounds.check(pid, "pid", in: NumericBounds.pid)
             case .transferCreate(let request):
                 try request.checkBounds(now: now)

@@ -84,6 +84,8 @@ public struct Command: Codable, Hashable, Sendable {
         var fetchResult: FetchResult?
         /// `attach`: the process registered a push handler.
         var acceptsPushes: Bool?
+        /// `attach`: the process registered for VoIP pushes (a `PushRegistry`).
+        var acceptsVoIPPushes: Bool?
         /// `appUsed`: when a person used the app.
         var uses: [Date]?
         /// `push`: `background` (when absent) or `voip`.
@@ -142,7 +144,8 @@ public struct Command: Codable, Hashable, Sendable {
             action = .clearConditions
         case .attach:
             action = .attach(app: try need(wire.app, "app"), pid: try need(wire.pid, "pid"),
-                             identifiers: try need(wire.identifiers, "identifiers"), acceptsPushes: wire.acceptsPushes ?? false)
+                             identifiers: try need(wire.identifiers, "identifiers"), acceptsPushes: wire.acceptsPushes ?? false,
+                             acceptsVoIPPushes: wire.acceptsVoIPPushes ?? false)
         case .detach:
             action = .detach(app: try need(wire.app, "app"), pid: try need(wire.pid, "pid"))
         case .transferCreate:
@@ -232,11 +235,12 @@ public struct Command: Codable, Hashable, Sendable {
             wire.overrides = overrides
         case .clearConditions:
             break
-        case .attach(let app, let pid, let identifiers, let acceptsPushes):
+        case .attach(let app, let pid, let identifiers, let acceptsPushes, let acceptsVoIPPushes):
             wire.app = app
             wire.pid = pid
             wire.identifiers = identifiers
             wire.acceptsPushes = acceptsPushes ? true : nil
+            wire.acceptsVoIPPushes = acceptsVoIPPushes ? true : nil
         case .detach(let app, let pid):
             wire.app = app
             wire.pid = pid
@@ -304,8 +308,10 @@ public enum CommandAction: Hashable, Sendable {
     case clearConditions
     /// A running process of `app` has registered handlers for `identifiers` and takes tasks as
     /// they come due (the app library sends this when launching has finished).
-    /// `acceptsPushes`: it registered a push handler, and pushes of the app go to it too.
-    case attach(app: Identifier, pid: Int32, identifiers: [Identifier], acceptsPushes: Bool = false)
+    /// `acceptsPushes`: it registered a push handler, and background pushes of the app go to it
+    /// too; `acceptsVoIPPushes`: it registered for VoIP pushes, and those go to it.
+    case attach(app: Identifier, pid: Int32, identifiers: [Identifier], acceptsPushes: Bool = false,
+                acceptsVoIPPushes: Bool = false)
     /// The process is going away: hand it nothing more.
     case detach(app: Identifier, pid: Int32)
     /// A background download or upload for the scheduler to carry.

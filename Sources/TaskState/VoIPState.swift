@@ -17,11 +17,14 @@ public struct VoIPState: Codable, Hashable, Sendable {
     /// Since when the app's VoIP pushes are dropped (`voipStrikes` failures in a row), until a
     /// person uses the app.
     public var blockedSince: Date?
-    /// The report the app owes: delivered VoIP pushes not yet answered by a report must be by
-    /// this time, or the app is killed.
+    /// The earliest report the app owes (the first of ``owed``): kept for readers of this field.
     public var reportDueBy: Date?
-    /// The process the owed report's push was handed to (killed if it does not report).
+    /// The process the earliest owed report's push was handed to (the first of ``owed``).
     public var deliveredToPID: Int32?
+    /// The reports owed, one per delivered VoIP push not yet answered, earliest first (at most
+    /// ``VoIPDebt/maximumOwed``). Set through ``setDebts(_:)``, which keeps ``reportDueBy`` and
+    /// ``deliveredToPID`` in step.
+    public private(set) var owed: [VoIPDebt]?
     /// How the app last showed a call: `dbus`, `notify-send` or `log`.
     public var lastNotifier: String?
     /// The UUIDs of the latest calls reported (at most ``rememberedCalls``), so a second report
@@ -32,7 +35,8 @@ public struct VoIPState: Codable, Hashable, Sendable {
     public static let rememberedCalls = 32
 
     public init(strikes: Int = 0, lastDelivery: Date? = nil, lastReport: Date? = nil, blockedSince: Date? = nil,
-                reportDueBy: Date? = nil, deliveredToPID: Int32? = nil, lastNotifier: String? = nil, recentCalls: [String]? = nil) {
+                reportDueBy: Date? = nil, deliveredToPID: Int32? = nil, lastNotifier: String? = nil, recentCalls: [String]? = nil,
+                owed: [VoIPDebt]? = nil) {
         self.strikes = strikes
         self.lastDelivery = lastDelivery
         self.lastReport = lastReport
@@ -41,10 +45,11 @@ public struct VoIPState: Codable, Hashable, Sendable {
         self.deliveredToPID = deliveredToPID
         self.lastNotifier = lastNotifier
         self.recentCalls = recentCalls
+        if let owed { setDebts(owed) }
     }
 
     enum CodingKeys: String, CodingKey {
-        case strikes, lastDelivery, lastReport, blockedSince, reportDueBy, deliveredToPID, lastNotifier, recentCalls
+        case strikes, lastDelivery, lastReport, blockedSince, reportDueBy, deliveredToPID, lastNotifier, recentCalls, owed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -62,6 +67,25 @@ public struct VoIPState: Codable, Hashable, Sendable {
         recentCalls = (try? container.decodeIfPresent([String].self, forKey: .recentCalls)).map {
             Array($0.filter { CallReport.uuidProblem($0) == nil }.suffix(Self.rememberedCalls))
         }
+        if let debts = try? container.decodeIfPresent([LenientElement<VoIPDebt>].self, forKey: .owed) {
+            setDebts(debts.compactMap(\.value))
+        }
+    }
+
+    /// The reports owed, earliest first: ``owed``, or for a record written before debts were
+    /// kept per push, the one ``reportDueBy`` names.
+    public var debts: [VoIPDebt] {
+        owed ?? reportDueBy.map { [VoIPDebt(push: nil, pid: deliveredToPID, dueBy: $0)] } ?? []
+    }
+
+    /// Replaces the reports owed (earliest first, at most ``VoIPDebt/maximumOwed``: the ones due
+    /// first are kept) and sets ``reportDueBy`` and ``deliveredToPID`` from the earliest.
+    public mutating func setDebts(_ debts: [VoIPDebt]) {
+        let kept = Array(debts.enumerated().sorted { ($0.element.dueBy, $0.offset) < ($1.element.dueBy, $1.offset) }
+            .map(\.element).prefix(VoIPDebt.maximumOwed))
+        owed = kept.isEmpty ? nil : kept
+        reportDueBy = kept.first?.dueBy
+        deliveredToPID = kept.first?.pid
     }
 
     /// Whether the app's VoIP pushes are dropped.

@@ -10,8 +10,8 @@ struct ReportCallCommand: ParsableCommand {
         commandName: "report-call",
         abstract: "Report an incoming call for an app (CallKit's reportNewIncomingCall), as a VoIP push obliges it to.",
         discussion: """
-        The UUID is the canonical 8-4-4-4-12 form; the handle is 1 to \(CallReport.maximumHandleLength) characters of letters,
-        digits, spaces and + - . _ @ : ( ) # *. A call is reported once: a second report of the same UUID is refused.
+        The UUID is the canonical 8-4-4-4-12 form; the handle is 1 to \(CallReport.maximumHandleLength) characters (at most
+        \(CallReport.maximumHandleBytes) bytes) of letters, digits, spaces and + - . _ @ : ( ) # *. A call is reported once: a second report of the same UUID is refused.
         This records the report only; the library's CallProvider also shows the desktop notification, and a script
         says how it showed one with --notifier.
         """)

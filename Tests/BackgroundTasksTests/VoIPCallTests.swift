@@ -87,6 +87,87 @@ import Glibc
         #expect(entry["pushBudgetLeft"] as? Int == 1, "no VoIP push took from the budget")
     }
 
+    /// A running process with only a background push handler is not handed a VoIP push (it has
+    /// no `PushRegistry` to take it, and would be killed for a call it could not report): the
+    /// push launches a process of its own, and the running one is left alone.
+    @Test func aVoIPPushIsNotHandedToAProcessWithOnlyABackgroundPushHandler() throws {
+        let env = try TestEnvironment()
+        try env.writeSettings(["voipReportSeconds": 120])
+        // The fixture itself as the executable (not behind a script): the scheduler attaches a
+        // process a person started only when it runs the app's executable. Launched, it is the
+        // VoIP app that reports its call; started by hand below, an app with a push handler only.
+        try env.addLibraryApp(TestEnvironment.fixtureID, product: "TaskAppFixture",
+                              arguments: ["voip", "report", "--record=\(env.fixtureRecord)", "--ids=\(TestEnvironment.refreshID)"],
+                              identifiers: [TestEnvironment.refreshID], modes: Self.modes)
+        let daemon = try env.startDaemon()
+        defer {
+            endFixtureProcesses(env)
+            daemon.stop()
+        }
+        var environment = env.appEnvironment
+        environment["BGTASK_APP_ID"] = TestEnvironment.fixtureID
+        let app = try Spawn.start(TestEnvironment.binaries + "/TaskAppFixture",
+                                  ["serve", "--push", "--record=\(env.fixtureRecord)", "--ids=\(TestEnvironment.refreshID)"],
+                                  environment: environment, stdout: env.root + "/serve.out", stderr: env.root + "/serve.err")
+        defer {
+            kill(app, SIGKILL)
+            _ = Spawn.wait(app)
+        }
+        try env.waitUntil("the app to attach") { env.events(.attached).contains { $0.pid == app } }
+        let attached = try #require(env.events(.attached).first)
+        #expect(attached.message.contains("pushes") && !attached.message.contains("VoIP pushes"), "\(attached.message)")
+
+        let sent = try env.bgctl("push", TestEnvironment.fixtureID, "--type", "voip")
+        #expect(sent.status == 0, "\(sent)")
+        #expect(sent.stdout.contains("launched \(TestEnvironment.fixtureID) (pid"), "\(sent)")
+        try env.waitUntil("the launched app to report and exit") { !env.fixtureEvents("exiting").isEmpty }
+        let received = try #require(env.fixtureEvents("voip-received").first)
+        #expect(received.pid != app)
+        #expect(received.launchReason == "voipPush")
+        #expect(env.fixtureEvents("push-received").isEmpty, "the running process got nothing")
+        #expect(env.events(.callReported).count == 1)
+        #expect(env.events(.killed).isEmpty)
+        #expect(env.events(.voipStrike).isEmpty)
+        #expect(processIsAlive(app))
+    }
+
+    /// A running process registered with `PushRegistry` attaches offering VoIP pushes
+    /// (`acceptsVoIPPushes`) and is handed them; it reports the call, so nothing is killed.
+    @Test func aVoIPPushIsHandedToARunningProcessRegisteredForThem() throws {
+        let env = try TestEnvironment()
+        try env.writeSettings(["voipReportSeconds": 120])
+        try env.addLibraryApp(TestEnvironment.fixtureID, product: "TaskAppFixture",
+                              arguments: ["voip", "report", "--record=\(env.fixtureRecord)", "--ids=\(TestEnvironment.refreshID)"],
+                              identifiers: [TestEnvironment.refreshID], modes: Self.modes)
+        let daemon = try env.startDaemon()
+        defer {
+            endFixtureProcesses(env)
+            daemon.stop()
+        }
+        var environment = env.appEnvironment
+        environment["BGTASK_APP_ID"] = TestEnvironment.fixtureID
+        environment["DBUS_SESSION_BUS_ADDRESS"] = ""
+        let app = try Spawn.start(TestEnvironment.binaries + "/TaskAppFixture",
+                                  ["voip", "report", "--stay", "--record=\(env.fixtureRecord)", "--ids=\(TestEnvironment.refreshID)"],
+                                  environment: environment, stdout: env.root + "/voip.out", stderr: env.root + "/voip.err")
+        defer {
+            kill(app, SIGKILL)
+            _ = Spawn.wait(app)
+        }
+        try env.waitUntil("the app to attach") { env.events(.attached).contains { $0.pid == app } }
+        let attached = try #require(env.events(.attached).first)
+        #expect(attached.message.contains("VoIP pushes"), "\(attached.message)")
+
+        let sent = try env.bgctl("push", TestEnvironment.fixtureID, "--type", "voip")
+        #expect(sent.status == 0, "\(sent)")
+        #expect(sent.stdout.contains("handed to running \(TestEnvironment.fixtureID) (pid \(app))"), "\(sent)")
+        try env.waitUntil("the call to be reported") { !env.events(.callReported).isEmpty }
+        #expect(env.fixtureEvents("voip-received").map(\.pid) == [app])
+        #expect(env.events(.launched).isEmpty, "nothing was launched")
+        #expect(env.events(.killed).isEmpty)
+        #expect(processIsAlive(app))
+    }
+
     @Test func anAppThatDoesNotReportIsKilledWithReasonVoipNotReported() throws {
         let env = try TestEnvironment()
         try env.writeSettings(["voipReportSeconds": 1, "voipStrikes": 2])

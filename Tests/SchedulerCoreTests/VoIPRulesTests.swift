@@ -208,6 +208,21 @@ struct VoIPRulesTests {
         #expect(state.run(Self.report(handle: "+1 (555) 010-2030 #2"), at: at(4)).outcome.succeeded)
     }
 
+    @Test func aHandleIsBoundedInBytesAndEveryScalarIsChecked() {
+        var state = makeState()
+        let heavy = "a" + String(repeating: "\u{0301}", count: 300)
+        #expect(heavy.count == 1, "one character")
+        let outcome = state.run(Self.report(handle: heavy), at: t0).outcome
+        #expect(outcome.error?.code == .invalidCommand, "\(outcome)")
+        #expect(outcome.error?.message.contains("512 bytes") == true, "\(outcome.error?.message ?? "")")
+        for (handle, shown) in [("alice\u{200D}bob", "U+200D"), ("bo\u{0301}\u{202E}b", "U+202E"), ("e\u{20AC}", "'€'")] {
+            let refused = state.run(Self.report(handle: handle), at: at(1)).outcome
+            #expect(refused.error?.message.contains(shown) == true, "\(handle.unicodeScalars.map(\.value)): \(refused)")
+        }
+        #expect(state.run(Self.report(handle: "Jose\u{0301} +1 555"), at: at(2)).outcome.succeeded,
+                "a name written decomposed is a handle")
+    }
+
     /// A scheduler that stopped between a VoIP push's command and its launch left it in `pushes/`:
     /// it goes out at the next turn, in a launch of its own; without a manifest it is dropped,
     /// and in neither case does the scheduler wake again and again for it.

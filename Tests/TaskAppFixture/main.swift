@@ -273,7 +273,7 @@ if mode == "voip" {
     // `voip report|silent`: registers for VoIP pushes (PushRegistry). `report` reports the call
     // the payload names ("uuid", "handle"; a fresh UUID and "alice" when absent), records how it
     // was shown, reports it a second time (which must be refused), then completes. `silent`
-    // never reports nor completes: the scheduler must kill it.
+    // never reports nor completes: the scheduler must kill it. With `--stay` it stays running.
     final class CallAnswerer: PushRegistryDelegate {
         let reports: Bool
         let provider = CallProvider(configuration: .init(localizedName: "Fixture Phone"))
@@ -305,6 +305,12 @@ if mode == "voip" {
     let registry = PushRegistry(queue: nil)
     registry.delegate = answerer
     registry.desiredPushTypes = [.voIP]
+    if options.contains("--stay") {
+        // Started by a person: it attaches and takes VoIP pushes as they come, until killed.
+        scheduler.finishLaunching()
+        record("ready")
+        while true { pause() }
+    }
     await scheduler.runUntilComplete()
     record("exiting")
     withExtendedLifetime((answerer, registry)) {}

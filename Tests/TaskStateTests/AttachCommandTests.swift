@@ -24,7 +24,7 @@ struct AttachCommandTests {
         #expect(object["type"] as? String == action.name.rawValue)
         #expect(object["app"] as? String == "com.example.news")
         switch action {
-        case .attach(_, let pid, let identifiers, _):
+        case .attach(_, let pid, let identifiers, _, _):
             #expect(object["type"] as? String == "attach")
             #expect(object["pid"] as? Int == Int(pid))
             #expect(object["identifiers"] as? [String] == identifiers.map(\.rawValue), "an empty list is written, not left out")
@@ -47,6 +47,21 @@ struct AttachCommandTests {
         let detach = try JSONFormat.decode(Command.self, from: Data(
             #"{"id":"d1","issuedAt":"2026-11-22T10:00:00Z","type":"detach","app":"com.example.news","pid":321}"#.utf8))
         #expect(detach.action == .detach(app: Self.app, pid: 321))
+    }
+
+    /// `acceptsVoIPPushes` is its own field beside `acceptsPushes`: each is written only when
+    /// true, and a command without it (an older library's) reads as false.
+    @Test func theTwoPushFlagsAreSeparateFieldsDefaultingToFalse() throws {
+        let both = Command(id: "v1", issuedAt: referenceDate, issuerPID: 9,
+                           action: .attach(app: Self.app, pid: 7, identifiers: [], acceptsPushes: false, acceptsVoIPPushes: true))
+        let data = try JSONFormat.encode(both)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["acceptsVoIPPushes"] as? Bool == true)
+        #expect(object["acceptsPushes"] == nil)
+        #expect(try JSONFormat.decode(Command.self, from: data) == both)
+        let older = try JSONFormat.decode(Command.self, from: Data(
+            #"{"id":"o1","issuedAt":"2026-11-22T10:00:00Z","type":"attach","app":"com.example.news","pid":7,"identifiers":[],"acceptsPushes":true}"#.utf8))
+        #expect(older.action == .attach(app: Self.app, pid: 7, identifiers: [], acceptsPushes: true, acceptsVoIPPushes: false))
     }
 
     @Test("a missing field is a decode error naming the field", arguments: [
