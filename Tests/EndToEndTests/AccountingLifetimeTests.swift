@@ -73,8 +73,16 @@ import Glibc
         try env.waitUntil("two CPU seconds to be measured", timeout: 60) { (report(env)?.launches.first?.cpuSeconds ?? 0) >= 2 }
         let before = try #require(report(env)?.launches.first)
         let cgroups = daemon.log.contains("resource accounting in cgroup")
+        // `resource accounting in cgroup v2 <subtree>`: the first scheduler's, left by its crash.
+        let firstSubtree = daemon.log.split(separator: "\n").first { $0.contains("resource accounting in cgroup v2 ") }
+            .flatMap { $0.components(separatedBy: "resource accounting in cgroup v2 ").last }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
 
         daemon.crash()
+        if cgroups {
+            let subtree = try #require(firstSubtree, "\(daemon.log)")
+            #expect(FileManager.default.fileExists(atPath: subtree), "a crash leaves the subtree (the handler is in it): \(subtree)")
+        }
         let restartedAt = Date()
         daemon = try env.startDaemon()
         try env.waitUntil("the restarted scheduler's first sample", timeout: 30) {
@@ -88,5 +96,9 @@ import Glibc
         #expect(try env.bgctl("simulate-expiration", identifier).status == 0)
         try env.waitUntil("the handler to complete on its signal", timeout: 30) { try env.tasks().isEmpty }
         try env.waitUntil("resources.json to go once nothing runs", timeout: 30) { !StateFiles.exists(env.paths.resources) }
+        if cgroups {
+            let subtree = try #require(firstSubtree, "\(daemon.log)")
+            #expect(!FileManager.default.fileExists(atPath: subtree), "the crashed scheduler's subtree is removed once its launch ended")
+        }
     }
 }
