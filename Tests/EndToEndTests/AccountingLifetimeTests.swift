@@ -51,6 +51,54 @@ import Glibc
         #expect(daemon.isRunning)
     }
 
+    @Test func anAppTheSchedulerLaunchedThatStaysAttachedIsNoLongerSampledOnceItsTaskEnds() async throws {
+        let env = try TestEnvironment()
+        let out = try env.addApp(Self.app, identifiers: [Self.refresh], script: """
+        echo "pid $$" >> "$OUT"
+        while [ ! -e "$OUT.go" ]; do sleep 0.1; done
+        "$BGCTL" complete \(Self.refresh) --success
+        sleep 300 & wait $!
+        """)
+        let daemon = try env.startDaemon()
+        var leader: Int32?
+        defer {
+            if let leader, leader > 1 { kill(-leader, SIGKILL) }
+            _ = FileManager.default.createFile(atPath: out + ".go", contents: nil)
+            daemon.stop()
+        }
+        #expect(try env.bgctl("submit", "--app", Self.app, "--id", Self.refresh, "--kind", "refresh", "--earliest", "+3600").status == 0)
+        #expect(try env.bgctl("simulate-launch", Self.refresh).status == 0)
+        try env.waitUntil("the handler to start") { !env.output(of: Self.app).isEmpty }
+        let pid = try #require(Int32(env.output(of: Self.app)[0].dropFirst("pid ".count)))
+        leader = pid
+        // The app attaches, as a library app waiting for its next task does.
+        let id = Command.newID()
+        let command = """
+            {"id":"\(id)","issuedAt":"\(JSONFormat.string(from: Date()))","type":"attach","app":"\(Self.app)",\
+            "pid":\(pid),"identifiers":["\(Self.refresh)"]}
+            """
+        let temporary = "\(env.state)/inbox/tmp/\(id).json"
+        try FileManager.default.createDirectory(atPath: "\(env.state)/inbox/tmp", withIntermediateDirectories: true)
+        try Data(command.utf8).write(to: URL(fileURLWithPath: temporary))
+        #expect(rename(temporary, "\(env.paths.inboxNew)/\(id).json") == 0)
+        try await env.eventually("the attach outcome") { StateFiles.exists(env.paths.outcome(id)) }
+        #expect(try JSONFormat.decode(CommandOutcome.self, from: try StateFiles.read(env.paths.outcome(id))).error == nil)
+        try env.waitUntil("the launch in resources.json") { report(env)?.launches.contains { $0.pids.contains(pid) } == true }
+
+        _ = FileManager.default.createFile(atPath: out + ".go", contents: nil)
+        try env.waitUntil("the refresh to complete") { try env.tasks().isEmpty }
+        var phases: Set<LaunchResources.Phase> = []
+        defer { #expect(!phases.contains(.ending), "an attached app is never shown as being ended") }
+        try env.waitUntil("resources.json to go while the attached app waits", timeout: 15) {
+            phases.formUnion(report(env)?.launches.map(\.phase) ?? [])
+            return !StateFiles.exists(env.paths.resources)
+        }
+        usleep(3_000_000)
+        #expect(!StateFiles.exists(env.paths.resources), "no longer sampled: \(report(env).map { "\($0.launches)" } ?? "")")
+        #expect(processIsAlive(pid), "the attached process waits for its next task")
+        #expect(env.events(.leftoverEnded).isEmpty)
+    }
+
     @Test func aLaunchKeepsCountingItsCPUSecondsAcrossASchedulerRestart() throws {
         let env = try TestEnvironment()
         try env.writeSettings(["launchCgroups": true, "cpuLimitPercent": 0])
