@@ -114,7 +114,9 @@ final class ResourceMonitor {
     }
 
     /// Samples every tracked launch. Launches with nothing left running and no task in `state`
-    /// are reported once more (with no members, so the core forgets them) and then dropped.
+    /// are reported once more (with no members, so the core forgets them) and then dropped; so
+    /// are settled ones (``isSettled(_:leader:app:startedByScheduler:state:)``), whose processes
+    /// live on.
     func sample(now: Date, monotonic: Double, state: SchedulerState) -> (samples: [ResourceSample], report: [LaunchResources]) {
         lastSampleAt = monotonic
         let me = getpid()
