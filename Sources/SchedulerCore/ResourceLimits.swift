@@ -24,7 +24,8 @@ extension SchedulerState {
                 ?? CPUWindow(windowSeconds: settings.cpuLimitWindowSeconds)
             window.add(CPUWindow.Sample(time: sample.time, cpuSeconds: sample.cpuSeconds))
             accounting.windows[sample.launchID] = window
-            for task in launchTasks.sorted(by: { $0.key < $1.key }) where task.state == .running && isWatchedByCPUMonitor(task) {
+            guard isJudgedByCPUMonitor(sample, tasks: launchTasks) else { continue }
+            for task in launchTasks.sorted(by: { $0.key < $1.key }) where task.state == .running {
                 if let why = limitExceeded(window: window, memoryBytes: sample.memoryBytes) { overLimit[task.key] = why }
             }
         }
@@ -48,6 +49,28 @@ extension SchedulerState {
     /// may use the CPU as it needs (Apple lets processing tasks turn the CPU monitor off).
     func isWatchedByCPUMonitor(_ task: LaunchedTask) -> Bool {
         task.kind != .processing || !conditions.effective.externalPower
+    }
+
+    /// Whether the CPU monitor judges a launch at all. The figures are the whole launch's (its
+    /// process tree), so it is not judged while any task in it is exempt (one of its own, or one
+    /// its processes carry for another launch): the CPU an exempt processing task burns would
+    /// otherwise expire, then kill, the refresh beside it and the processing task with it. Nor
+    /// is a launch judged whose tasks run in a process the scheduler did not start (handed to a
+    /// person's attached app, or a finishing task a person's process began): that process is the
+    /// person's, and what it uses in the foreground is not charged to the task.
+    func isJudgedByCPUMonitor(_ sample: ResourceSample, tasks launchTasks: [LaunchedTask]) -> Bool {
+        let members = Set(sample.members.map(\.pid))
+        let carried = tasks.values.filter { members.contains($0.pid) }
+        if (launchTasks + carried).contains(where: { !isWatchedByCPUMonitor($0) }) { return false }
+        return launchTasks.contains { isStartedByScheduler($0) }
+    }
+
+    /// Whether the scheduler started the process `task` runs in (the ledger names it, with its
+    /// start time, and no kill of it is decided, which is how a person's process gets there).
+    func isStartedByScheduler(_ task: LaunchedTask) -> Bool {
+        guard let entry = processes[task.pid], entry.killDecidedAt == nil else { return false }
+        guard let recorded = entry.processStartTicks, let current = task.processStartTicks else { return true }
+        return recorded == current
     }
 
     /// `cpuLimit: …` or `memoryLimit: …` with what was measured, when a limit is exceeded.

@@ -15,9 +15,14 @@ import Glibc
 final class LaunchCgroups {
     /// `bgtaskd.<pid>` under the scheduler's own cgroup.
     let root: String
+    /// The scheduler's own cgroup, where the subtrees of this and earlier schedulers are.
+    private let parent: String
+    private let mount: String
 
-    private init(root: String) {
+    private init(root: String, parent: String, mount: String) {
         self.root = root
+        self.parent = parent
+        self.mount = mount
     }
 
     /// Why there is no subtree.
@@ -39,18 +44,39 @@ final class LaunchCgroups {
             rmdir(root)
             return .failure(Unavailable(description: "cannot move processes into \(root)"))
         }
-        return .success(LaunchCgroups(root: root))
+        return .success(LaunchCgroups(root: root, parent: parent, mount: mount))
     }
 
     /// The cgroup of a launch (made on first use), or `nil` when it cannot be made.
     func cgroup(of launchID: String) -> String? {
-        let name = "launch." + String(launchID.unicodeScalars.prefix(200).map { scalar -> Character in
+        let path = "\(root)/\(Self.name(of: launchID))"
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { return nil }
+        return path
+    }
+
+    /// The cgroup `pid` is in when it is `launchID`'s in a subtree of a scheduler before this
+    /// one (`<own cgroup>/bgtaskd.<other pid>/launch.<id>`, read from `/proc/<pid>/cgroup`): a
+    /// launch adopted after a restart keeps its cgroup, its CPU time and its children in it.
+    func launchCgroup(of launchID: String, holding pid: Int32) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("0::/") }) else { return nil }
+        let relative = String(line.dropFirst(3))
+        guard !relative.contains("..") else { return nil }
+        let path = mount + relative
+        let url = URL(fileURLWithPath: path)
+        let subtree = url.deletingLastPathComponent()
+        guard url.lastPathComponent == Self.name(of: launchID), subtree.lastPathComponent.hasPrefix("bgtaskd."),
+              subtree.deletingLastPathComponent().path == URL(fileURLWithPath: parent).path,
+              subtree.path != URL(fileURLWithPath: root).path else { return nil }
+        return path
+    }
+
+    /// `launch.<id>`, with what a directory name cannot hold replaced.
+    private static func name(of launchID: String) -> String {
+        "launch." + String(launchID.unicodeScalars.prefix(200).map { scalar -> Character in
             let c = Character(scalar)
             return c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_" || c == ".") ? c : "_"
         })
-        let path = "\(root)/\(name)"
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { return nil }
-        return path
     }
 
     /// Moves `pid` into `cgroup`. False when it could not (gone, another user's, no permission).
@@ -94,9 +120,12 @@ final class LaunchCgroups {
         return write(descriptor, "1", 1) == 1
     }
 
-    /// Removes an empty launch cgroup.
+    /// Removes an empty launch cgroup, and the subtree of the scheduler before this one it was
+    /// adopted from once that is empty too (its scheduler is gone).
     func remove(_ cgroup: String) {
         rmdir(cgroup)
+        let subtree = URL(fileURLWithPath: cgroup).deletingLastPathComponent().path
+        if subtree != URL(fileURLWithPath: root).path { rmdir(subtree) }
     }
 
     /// Removes the subtree, once its launches' cgroups are empty (others stay for the next scheduler).

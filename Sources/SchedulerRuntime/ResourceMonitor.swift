@@ -66,28 +66,57 @@ final class ResourceMonitor {
     }
 
     /// Tracks the launches `state` knows of: those with tasks, the processes the scheduler
-    /// started, and leftovers being ended.
+    /// started, and leftovers being ended. A launch the scheduler started whose process is now
+    /// the app's attached process, with no task and no ending, is not tracked: the leftover rule
+    /// leaves it alone, so there is nothing to watch until it is handed a task.
     func track(_ state: SchedulerState) {
         for task in state.tasks.values where launches[task.launchID] == nil {
             let started = state.processes[task.pid]?.launchID == task.launchID
             launches[task.launchID] = Launch(app: task.app, leader: task.pid, leaderStartTicks: task.processStartTicks,
                                              group: started ? task.processGroup : nil, startedByScheduler: started,
-                                             cgroup: started ? cgroups?.cgroup(of: task.launchID) : nil)
+                                             cgroup: started ? cgroup(of: task.launchID, holding: [task.pid]) : nil)
         }
-        for entry in state.processes.values where launches[entry.launchID] == nil && entry.killDecidedAt == nil {
+        for entry in state.processes.values where launches[entry.launchID] == nil && entry.killDecidedAt == nil
+            && !Self.isSettled(entry.launchID, leader: entry.pid, app: entry.app, startedByScheduler: true, state: state) {
             launches[entry.launchID] = Launch(app: entry.app, leader: entry.pid, leaderStartTicks: entry.processStartTicks,
                                               group: entry.processGroup, startedByScheduler: true,
-                                              cgroup: cgroups?.cgroup(of: entry.launchID))
+                                              cgroup: cgroup(of: entry.launchID, holding: [entry.pid]))
         }
         for ending in state.accounting.endings.values where launches[ending.launchID] == nil {
             launches[ending.launchID] = Launch(app: ending.app, leader: ending.members.first?.pid ?? 0,
                                                leaderStartTicks: ending.members.first?.processStartTicks, group: nil,
-                                               startedByScheduler: true, cgroup: cgroups?.cgroup(of: ending.launchID))
+                                               startedByScheduler: true,
+                                               cgroup: cgroup(of: ending.launchID, holding: ending.members.map(\.pid)))
         }
     }
 
+    /// Whether a launch is left alone for good while it has no task: no task of it runs, no
+    /// ending of it is in progress, and its process is a person's (the scheduler did not start
+    /// it) or the app's attached process. The leftover rule never ends such a process, so
+    /// sampling it on would cost a wake-up a second for as long as it lives.
+    static func isSettled(_ launchID: String, leader: Int32, app: Identifier, startedByScheduler: Bool,
+                          state: SchedulerState) -> Bool {
+        guard state.accounting.endings[launchID] == nil, !state.tasks.values.contains(where: { $0.launchID == launchID }) else {
+            return false
+        }
+        return !startedByScheduler || state.apps[app]?.attachedProcess?.pid == leader
+    }
+
+    /// The cgroup of a launch: the one its processes are already in when a scheduler before
+    /// this one made it (adopted after a restart, so its CPU time and every child stay counted
+    /// and `cgroup.kill` still reaches them), else one in this scheduler's subtree.
+    private func cgroup(of launchID: String, holding pids: [Int32]) -> String? {
+        guard let cgroups else { return nil }
+        for pid in pids where pid > 1 {
+            if let existing = cgroups.launchCgroup(of: launchID, holding: pid) { return existing }
+        }
+        return cgroups.cgroup(of: launchID)
+    }
+
     /// Samples every tracked launch. Launches with nothing left running and no task in `state`
-    /// are reported once more (with no members, so the core forgets them) and then dropped.
+    /// are reported once more (with no members, so the core forgets them) and then dropped; so
+    /// are settled ones (``isSettled(_:leader:app:startedByScheduler:state:)``), whose processes
+    /// live on.
     func sample(now: Date, monotonic: Double, state: SchedulerState) -> (samples: [ResourceSample], report: [LaunchResources]) {
         lastSampleAt = monotonic
         let me = getpid()
@@ -149,11 +178,20 @@ final class ResourceMonitor {
                 launches[id] = nil
                 continue
             }
+            if Self.isSettled(id, leader: launch.leader, app: launch.app, startedByScheduler: launch.startedByScheduler, state: state) {
+                // Left alone from now on: reported once more with no members, so the core
+                // forgets its figures, and no longer sampled (its cgroup, if any, keeps its
+                // processes and is removed once they are gone and the subtree is).
+                samples[samples.count - 1].members = []
+                samples[samples.count - 1].leader = nil
+                launches[id] = nil
+                continue
+            }
             launches[id] = launch
             report.append(LaunchResources(launchID: id, app: launch.app, pids: Array(memberList.map(\.pid).prefix(LaunchResources.maximumPids)),
                                           cpuSeconds: cpu, cpuPercent: percent.map { max($0, 0) }, memoryBytes: memory,
                                           peakMemoryBytes: launch.peakMemory, source: cgroupCPU != nil ? .cgroup : .proc,
-                                          phase: state.accounting.endings[id] != nil || (!hasTasks && launch.startedByScheduler) ? .ending : .running,
+                                          phase: state.accounting.endings[id] != nil ? .ending : .running,
                                           sampledAt: now))
         }
         return (samples, report)

@@ -82,6 +82,11 @@ public final class SchedulerDaemon {
     /// SIGHUP (reload manifests) only when it owns the process. A program that runs the scheduler
     /// on a thread of its own passes `[SIGCHLD]`, blocks SIGCHLD in every thread, and stops it with
     /// ``requestStop()``.
+    ///
+    /// The whole process becomes a child subreaper (`PR_SET_CHILD_SUBREAPER`) and, where it may,
+    /// makes a cgroup subtree for the launches under its own cgroup (``LaunchCgroups``), also when
+    /// the scheduler runs on a thread of another program: orphans of its launches must come back
+    /// to it to be reaped and ended. Such a program must not reap children itself.
     public init(stateDirectory: String, configDirectory: String, logger: Logger,
                 probe: ConditionsProbe = ConditionsProbe(), signals: [Int32] = [SIGCHLD, SIGTERM, SIGINT, SIGHUP],
                 now: Date = Date()) throws(StartError) {
@@ -116,7 +121,9 @@ public final class SchedulerDaemon {
         let launchKey = try Self.keptLaunchKey(paths: paths, now: now)
         launcher = ProcessLauncher(paths: paths, configDirectory: configDirectory, launchKey: launchKey.key)
         // Orphans of a launch (a handler's `setsid` child whose parent exited) become the
-        // scheduler's children, so that it reaps them once it has ended them.
+        // scheduler's children, so that it reaps them once it has ended them. Process-wide, and
+        // meant to be: on a thread of another program (`bgtop --demo`) that program becomes the
+        // subreaper, or its scheduler could neither reap nor end what it launched.
         _ = bg_set_child_subreaper()
         monitor = Self.makeResourceMonitor(paths: paths, settings: settings, logger: logger)
         var recoveryEvents: [Event] = launchKey.events

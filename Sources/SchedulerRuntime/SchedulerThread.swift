@@ -4,7 +4,9 @@ import Logging
 /// Runs a ``SchedulerDaemon`` on a thread of its own inside another program (`bgtop --demo`).
 ///
 /// The caller must block SIGCHLD in every thread before creating this (so the scheduler's
-/// signalfd, not some other thread, receives it) and must not reap children itself.
+/// signalfd, not some other thread, receives it) and must not reap children itself: the
+/// scheduler made the whole process a child subreaper, so orphans of its launches (and any
+/// child of the caller's) are reaped by it.
 public final class SchedulerThread: @unchecked Sendable {
     // @unchecked: `daemon` is touched by the scheduler thread only, except for `requestStop()`,
     // which only writes a byte to a pipe; `finished` is guarded by `condition`.

@@ -17,7 +17,7 @@ public struct LaunchResources: Codable, Hashable, Sendable {
 
     /// What the launch's processes are doing.
     public enum Phase: String, Codable, Sendable {
-        /// At least one of its tasks is running or expiring.
+        /// Not being ended: a task of it runs or expires (or its first process has its grace to exit).
         case running
         /// Its tasks are all finished and what is left of its tree is being ended.
         case ending
