@@ -83,7 +83,13 @@ import Glibc
         #expect(rename(temporary, "\(env.paths.inboxNew)/\(id).json") == 0)
         try await env.eventually("the attach outcome") { StateFiles.exists(env.paths.outcome(id)) }
         #expect(try JSONFormat.decode(CommandOutcome.self, from: try StateFiles.read(env.paths.outcome(id))).error == nil)
-        try env.waitUntil("the launch in resources.json") { report(env)?.launches.contains { $0.pids.contains(pid) } == true }
+        // Generous: under a full parallel test run the first samples can be seconds apart.
+        do {
+            try env.waitUntil("the launch in resources.json", timeout: 30) { report(env)?.launches.contains { $0.pids.contains(pid) } == true }
+        } catch {
+            Issue.record("\(error); last report: \(report(env).map { "\($0.launches)" } ?? "none"); tasks: \((try? env.tasks()) ?? [])")
+            throw error
+        }
 
         _ = FileManager.default.createFile(atPath: out + ".go", contents: nil)
         try env.waitUntil("the refresh to complete") { try env.tasks().isEmpty }
