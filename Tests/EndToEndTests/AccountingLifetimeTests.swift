@@ -19,6 +19,8 @@ import Glibc
 
     @Test func aPersonsProcessThatOutlivesItsFinishingTaskIsNoLongerSampled() throws {
         let env = try TestEnvironment()
+        // Budgets no loaded machine runs out of: what is measured is the monitor, not the expiry.
+        try env.writeSettings(["appRefreshBudgetSeconds": 600, "finishingBudgetSeconds": 600])
         // The manifest's executable is the very file the person's process runs, so the
         // scheduler may name it in begin-finishing.
         try env.writeJSON(["id": Self.app, "executable": "/bin/sleep", "arguments": ["300"],
@@ -53,6 +55,8 @@ import Glibc
 
     @Test func anAppTheSchedulerLaunchedThatStaysAttachedIsNoLongerSampledOnceItsTaskEnds() async throws {
         let env = try TestEnvironment()
+        // Budgets no loaded machine runs out of: what is measured is the monitor, not the expiry.
+        try env.writeSettings(["appRefreshBudgetSeconds": 600, "finishingBudgetSeconds": 600])
         let out = try env.addApp(Self.app, identifiers: [Self.refresh], script: """
         echo "pid $$" >> "$OUT"
         while [ ! -e "$OUT.go" ]; do sleep 0.1; done
@@ -107,7 +111,7 @@ import Glibc
 
     @Test func aLaunchKeepsCountingItsCPUSecondsAcrossASchedulerRestart() throws {
         let env = try TestEnvironment()
-        try env.writeSettings(["launchCgroups": true, "cpuLimitPercent": 0])
+        try env.writeSettings(["launchCgroups": true, "cpuLimitPercent": 0, "appRefreshBudgetSeconds": 600])
         let app = "com.example.spin", identifier = "com.example.spin.refresh"
         try env.addApp(app, identifiers: [identifier], script: """
         trap '"$BGCTL" complete \(identifier) --success; exit 0' USR1
