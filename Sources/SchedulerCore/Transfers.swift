@@ -102,8 +102,11 @@ extension SchedulerState {
         record.bytesPerSecond = nil
         record.updatedAt = now
         setTransfer(record)
-        self.record(Event(time: now, type: .transferPaused, app: appID, identifier: identifier, command: command,
-                          message: "\(appID): transfer \(identifier) paused at \(record.bytesTransferred) bytes"))
+        if wasRunning {
+            pausesAwaitingEnd[key] = command
+        } else {
+            recordPaused(record, command: command, now: now)
+        }
         return .success(("paused \(identifier)", wasRunning ? .pause(key) : nil))
     }
 
@@ -183,10 +186,8 @@ extension SchedulerState {
             record.updatedAt = now
             // An upload is sent whole each attempt.
             if record.direction == .upload { record.bytesTransferred = 0 }
+            // Its `transferStarted` event waits for the request the attempt sends (transferRequested).
             setTransfer(record)
-            let from = record.bytesTransferred > 0 ? " from byte \(record.bytesTransferred)" : ""
-            self.record(Event(time: now, type: .transferStarted, app: record.app, identifier: record.identifier,
-                              message: "\(record.app): transfer \(record.identifier) started\(from) (attempt \(record.retries + 1))"))
             actions.append(.start(record))
         }
         return actions
@@ -227,6 +228,9 @@ extension SchedulerState {
     public mutating func transferEnded(_ key: TaskKey, _ end: TransferAttemptEnd, bytesTransferred: Int64,
                                        bytesExpected: Int64?, now: Date) -> [SchedulerEffect] {
         guard var record = transfers[key] else { return [] }
+        if let command = pausesAwaitingEnd.removeValue(forKey: key) {
+            recordPausedAttemptEnd(record, end, bytesTransferred: bytesTransferred, command: command, now: now)
+        }
         record.bytesTransferred = bytesTransferred
         if let bytesExpected { record.bytesExpected = bytesExpected }
         record.bytesPerSecond = nil
