@@ -116,6 +116,7 @@ enum Overlays {
                      ("retries", "\(transfer.retries)" + (transfer.retryAt.map { ", next at \(date($0))" } ?? "")),
                      ("last error", transfer.lastError ?? "-"),
                      ("timeouts", "request \(SafeNumber.secondsText((transfer.timeoutIntervalForRequest ?? TransferRecord.defaultTimeoutIntervalForRequest).rounded(.down))) s, resource \(DurationText.compact(transfer.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))")]
+            if let until = transfer.relaunchDelayUntil { lines.append(("relaunch delay", "until \(date(until))")) }
             if let destination = transfer.destination { lines.append(("destination", destination)) }
             if let source = transfer.sourceFile { lines.append(("source file", source)) }
         case .apps:

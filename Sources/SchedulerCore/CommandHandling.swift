@@ -35,9 +35,13 @@ extension SchedulerState {
             let identifiers = requests(of: app).map(\.identifier)
             result = .success((cancel(app: app, identifiers: identifiers, command: command.id, now: now), nil))
         case .simulateLaunch(let identifier, let app):
-            result = simulatedLaunch(identifier: identifier, app: app, now: now).map {
-                effects.append(.launch($0))
-                return ("launching \($0.app) for \(identifier)", identifier)
+            if let lifted = liftRelaunchDelay(identifier: identifier, app: app, now: now) {
+                result = .success((lifted, identifier))
+            } else {
+                result = simulatedLaunch(identifier: identifier, app: app, now: now).map {
+                    effects.append(.launch($0))
+                    return ("launching \($0.app) for \(identifier)", identifier)
+                }
             }
         case .simulateExpiration(let identifier, let app):
             result = simulateExpiration(identifier: identifier, app: app, now: now).map { key, message in
@@ -70,7 +74,7 @@ extension SchedulerState {
         case .detach(let app, let pid):
             result = .success((detach(app: app, pid: pid, command: command.id, now: now), nil))
         case .transferCreate(let request):
-            result = createTransfer(request, issuerPID: command.issuerPID, command: command.id, now: now)
+            result = createTransfer(request, issuerPID: command.issuerPID, launchToken: command.launchToken, command: command.id, now: now)
                 .map { ($0, request.identifier) }
         case .transferCancel(let app, let identifier):
             result = cancelTransfer(app: app, identifier: identifier, reason: "cancelled", command: command.id, now: now)
@@ -96,7 +100,10 @@ extension SchedulerState {
         case .appUsed(let app, let uses):
             result = recordUses(app: app, uses: uses, command: command.id, now: now).map { message in
                 // A person's use (no launch token) lifts a VoIP block; a launch's own does not.
-                if command.launchToken == nil { noteUseForVoIP(app: app, uses: uses, now: now) }
+                if command.launchToken == nil {
+                    noteUseForVoIP(app: app, uses: uses, now: now)
+                    noteUseForRelaunchDelay(app: app)
+                }
                 return (message, nil)
             }
         case .reportCall(let report):

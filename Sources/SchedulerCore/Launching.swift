@@ -89,6 +89,7 @@ extension SchedulerState {
         }
         var record = app(plan.app)
         record.launchCount = SafeNumber.sum(record.launchCount, 1)
+        if plan.handOver == nil { noteBackgroundLaunch(of: &record) }
         record.lastLaunchAt = now
         record.lastLaunchReason = plan.reason
         record.activity = record.activity ?? AppActivity()

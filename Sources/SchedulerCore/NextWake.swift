@@ -45,7 +45,7 @@ extension SchedulerState {
             let blockers = transferBlockers(for: record, at: now)
             let probed = blockers.filter { ($0 == .network && !conditions.isSimulated(.network))
                 || ($0 == .externalPower && !conditions.isSimulated(.power)) }
-            return !probed.isEmpty && blockers.allSatisfy { probed.contains($0) || $0 == .earliestBeginDate || $0 == .retryBackoff }
+            return !probed.isEmpty && blockers.allSatisfy { probed.contains($0) || $0 == .earliestBeginDate || $0 == .retryBackoff || $0 == .relaunchDelay }
         }
         return transferWaits || isPushWaitingOnConditions(at: now) || requests.values.contains { request in
             let blockers = blockers(for: request, at: now)

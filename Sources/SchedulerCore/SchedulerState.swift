@@ -32,6 +32,9 @@ public struct SchedulerState: Sendable {
     public internal(set) var processes: [Int32: ProcessLedger.Entry] = [:]
     /// What the resource monitor measured, the CPU windows, and leftover endings.
     public internal(set) var accounting = ResourceAccounting()
+    /// Running transfers paused by a command whose attempt has not ended yet, with the command:
+    /// their `transferPaused` event waits for the bytes the attempt left on disk.
+    var pausesAwaitingEnd: [TaskKey: String?] = [:]
 
     /// What changed since the last ``takeChanges()``.
     public internal(set) var changes = ChangeSet()

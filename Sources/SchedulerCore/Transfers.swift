@@ -26,8 +26,8 @@ public enum TransferAttemptEnd: Sendable, Equatable {
 extension SchedulerState {
     // MARK: - Commands
 
-    mutating func createTransfer(_ request: TransferRequest, issuerPID: Int32?, command: String?,
-                                 now: Date) -> Result<String, SchedulerError> {
+    mutating func createTransfer(_ request: TransferRequest, issuerPID: Int32?, launchToken: LaunchToken? = nil,
+                                 command: String?, now: Date) -> Result<String, SchedulerError> {
         guard catalog.manifests[request.app] != nil else {
             return .failure(.unknownApp("app \(request.app) has no usable manifest"))
         }
@@ -71,7 +71,7 @@ extension SchedulerState {
         // A transfer handed over while the app runs in the background (for a task the scheduler
         // gave it) is discretionary, as on Apple's systems.
         let inBackground = issuerPID.map { pid in tasks.values.contains { $0.pid == pid && $0.app == request.app } } ?? false
-        let record = TransferRecord(
+        var record = TransferRecord(
             app: request.app, identifier: request.identifier, session: request.session, direction: request.direction,
             url: request.url, state: .waiting, bytesExpected: request.direction == .download
                 ? request.countOfBytesClientExpectsToReceive : request.countOfBytesClientExpectsToSend,
@@ -82,9 +82,13 @@ extension SchedulerState {
             timeoutIntervalForRequest: request.timeoutIntervalForRequest,
             timeoutIntervalForResource: request.timeoutIntervalForResource,
             sessionSendsLaunchEvents: request.sessionSendsLaunchEvents, sha256: sha256)
+        // A verified launch token of this app is a process the scheduler launched, too.
+        record.relaunchDelayUntil = relaunchDelayEnd(app: request.app, inBackground: inBackground || launchToken?.app == request.app,
+                                                     now: now)
         setTransfer(record)
         let discretionary = record.isDiscretionary ? ", discretionary" : ""
-        let message = "\(request.direction.rawValue) \(request.identifier) of \(request.url) created\(discretionary)"
+        let delayed = record.relaunchDelayUntil.map { ", relaunch delay \(Self.seconds($0.timeIntervalSince(now)))" } ?? ""
+        let message = "\(request.direction.rawValue) \(request.identifier) of \(request.url) created\(discretionary)\(delayed)"
         self.record(Event(time: now, type: .transferCreated, app: request.app, identifier: request.identifier,
                           command: command, reason: request.direction.rawValue, message: "\(request.app): \(message)"))
         return .success(message)
@@ -102,8 +106,11 @@ extension SchedulerState {
         record.bytesPerSecond = nil
         record.updatedAt = now
         setTransfer(record)
-        self.record(Event(time: now, type: .transferPaused, app: appID, identifier: identifier, command: command,
-                          message: "\(appID): transfer \(identifier) paused at \(record.bytesTransferred) bytes"))
+        if wasRunning {
+            pausesAwaitingEnd[key] = command
+        } else {
+            recordPaused(record, command: command, now: now)
+        }
         return .success(("paused \(identifier)", wasRunning ? .pause(key) : nil))
     }
 
@@ -154,6 +161,7 @@ extension SchedulerState {
         var result: [TransferBlocker] = []
         if let earliest = record.earliestBeginDate, earliest > now { result.append(.earliestBeginDate) }
         if let retryAt = record.retryAt, retryAt > now { result.append(.retryBackoff) }
+        if let until = record.relaunchDelayUntil, until > now { result.append(.relaunchDelay) }
         let effective = conditions.effective
         if !effective.network { result.append(.network) }
         if record.isDiscretionary && !effective.externalPower { result.append(.externalPower) }
@@ -183,10 +191,8 @@ extension SchedulerState {
             record.updatedAt = now
             // An upload is sent whole each attempt.
             if record.direction == .upload { record.bytesTransferred = 0 }
+            // Its `transferStarted` event waits for the request the attempt sends (transferRequested).
             setTransfer(record)
-            let from = record.bytesTransferred > 0 ? " from byte \(record.bytesTransferred)" : ""
-            self.record(Event(time: now, type: .transferStarted, app: record.app, identifier: record.identifier,
-                              message: "\(record.app): transfer \(record.identifier) started\(from) (attempt \(record.retries + 1))"))
             actions.append(.start(record))
         }
         return actions
@@ -227,6 +233,9 @@ extension SchedulerState {
     public mutating func transferEnded(_ key: TaskKey, _ end: TransferAttemptEnd, bytesTransferred: Int64,
                                        bytesExpected: Int64?, now: Date) -> [SchedulerEffect] {
         guard var record = transfers[key] else { return [] }
+        if let command = pausesAwaitingEnd.removeValue(forKey: key) {
+            recordPausedAttemptEnd(record, end, bytesTransferred: bytesTransferred, command: command, now: now)
+        }
         record.bytesTransferred = bytesTransferred
         if let bytesExpected { record.bytesExpected = bytesExpected }
         record.bytesPerSecond = nil
@@ -321,8 +330,8 @@ extension SchedulerState {
             }
             guard record.state == .waiting else { continue }
             let blockers = transferBlockers(for: record, at: now)
-            guard !blockers.isEmpty, blockers.allSatisfy({ $0 == .earliestBeginDate || $0 == .retryBackoff }) else { continue }
-            candidates.append(max(record.earliestBeginDate ?? now, record.retryAt ?? now))
+            guard !blockers.isEmpty, blockers.allSatisfy({ $0 == .earliestBeginDate || $0 == .retryBackoff || $0 == .relaunchDelay }) else { continue }
+            candidates.append(max(record.earliestBeginDate ?? now, record.retryAt ?? now, record.relaunchDelayUntil ?? now))
         }
         return candidates.min()
     }

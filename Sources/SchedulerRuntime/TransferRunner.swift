@@ -115,7 +115,7 @@ extension TransferEvent {
     /// How the attempt ended, in the policy's terms; `nil` for progress.
     var attemptEnd: TransferAttemptEnd? {
         switch kind {
-        case .progress, .restarted: return nil
+        case .progress, .restarted, .requested: return nil
         case .completed(let status): return .completed(statusCode: status)
         case .failed(let failure):
             return .failed(message: failure.description, transient: failure.isTransient, retryAfter: failure.retryAfter,

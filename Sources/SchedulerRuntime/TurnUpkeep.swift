@@ -43,6 +43,8 @@ extension SchedulerDaemon {
             let progress = event.progress
             if case .restarted(let reason) = event.kind {
                 state.transferRestarted(event.key, reason: reason, now: now)
+            } else if case .requested(let rangeStart) = event.kind {
+                state.transferRequested(event.key, rangeStart: rangeStart, now: now)
             } else if let end = event.attemptEnd {
                 carryOut(state.transferEnded(event.key, end, bytesTransferred: progress.bytesTransferred,
                                              bytesExpected: progress.bytesExpected, now: now), now: now)

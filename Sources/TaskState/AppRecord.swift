@@ -42,6 +42,9 @@ public struct AppRecord: Codable, Hashable, Sendable {
     public var lastCpuLimitReason: String?
     /// The app's standing for VoIP pushes, once it has had one (``VoIPState``).
     public var voip: VoIPState?
+    /// Launches by the scheduler since a person last used the app (`appUsed` without a launch
+    /// token): what the relaunch delay of a transfer created in the background grows with.
+    public var backgroundLaunchesSinceUse: Int?
 
     public init(id: Identifier, enabled: Bool = true, throttleLevel: Int = 0, throttledUntil: Date? = nil,
                 launchCount: Int = 0, killCount: Int = 0, lastLaunchAt: Date? = nil,

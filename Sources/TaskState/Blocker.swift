@@ -82,6 +82,10 @@ public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
     /// Discretionary transfers wait for external power.
     case externalPower
     case appDisabled
+    /// Created while the scheduler had launched the app in the background: it waits out the
+    /// relaunch delay (``TransferRecord/relaunchDelayUntil``), which grows with each background
+    /// launch and goes back to 0 when a person uses the app.
+    case relaunchDelay
 
     /// The short words of tables, as for ``Blocker/label``.
     public var label: String {
@@ -91,6 +95,7 @@ public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
         case .network: return Blocker.network.label
         case .externalPower: return Blocker.externalPower.label
         case .appDisabled: return Blocker.appDisabled.label
+        case .relaunchDelay: return "relaunch delay"
         }
     }
 }

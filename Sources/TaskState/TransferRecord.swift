@@ -62,6 +62,9 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     /// engine hashes the whole file before moving it into place; a mismatch fails the transfer for
     /// good (``lastError`` names both digests) and leaves no file. `nil`: not checked.
     public var sha256: String?
+    /// The relaunch rate limiter: a transfer the app created while the scheduler had launched it
+    /// in the background does not begin before this time (`relaunchDelay`). `nil`: no delay.
+    public var relaunchDelayUntil: Date?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: Direction,
                 url: String, state: State, bytesTransferred: Int64 = 0, bytesExpected: Int64? = nil,

@@ -31,6 +31,8 @@ struct DownloadAttempt: Sendable {
             PartialValidatorFile.remove(for: files.partialFile)
             return .completed(statusCode: status)
         } catch {
+            // A pause reports what the partial file holds, not the last count sent.
+            if control.stopReason == .pause, let partial { reporter.settle(bytes: partial.length) }
             return ending(error)
         }
     }
@@ -93,6 +95,7 @@ struct DownloadAttempt: Sendable {
                 request.headers.add(name: "Range", value: "bytes=\(from)-")
                 request.headers.add(name: "If-Range", value: ifRange)
             }
+            reporter.requested(rangeStart: rangeStart)
             // The watchdog (no progress, resource deadline) bounds the attempt; this deadline
             // only keeps the client's own timer out of the way.
             let response = try await client.execute(request, timeout: .hours(24 * 365))

@@ -18,6 +18,8 @@ final class ProgressReporter: Sendable {
         var trailingScheduled = false
         /// The final event was made; nothing may follow it.
         var finished = false
+        /// The attempt's first request was reported (``requested(rangeStart:)``).
+        var requestSent = false
     }
 
     private let key: TaskKey
@@ -69,6 +71,22 @@ final class ProgressReporter: Sendable {
             return state.progress
         }
         emit(TransferEvent(key: key, kind: .restarted(reason: reason), progress: progress))
+    }
+
+    /// The attempt's first request goes out, for the bytes from `rangeStart` on (`nil`: all of
+    /// them). Later requests of the same attempt (a redirect, a continuation) send nothing.
+    func requested(rangeStart: Int64?) {
+        let progress: TransferProgress? = state.withLock { state in
+            guard !state.requestSent else { return nil }
+            state.requestSent = true
+            return state.progress
+        }
+        if let progress { emit(TransferEvent(key: key, kind: .requested(rangeStart: rangeStart), progress: progress)) }
+    }
+
+    /// The count is what the file holds (at the end of an attempt, whatever the last event said).
+    func settle(bytes: Int64) {
+        state.withLock { $0.progress.bytesTransferred = bytes }
     }
 
     /// `count` more bytes moved; sends an event when the last one is at least ``interval`` old.

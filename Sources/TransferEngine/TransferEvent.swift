@@ -37,6 +37,11 @@ public struct TransferEvent: Hashable, Sendable {
         /// The held bytes were dropped and the download starts again from byte 0, for `reason`
         /// (they could not be proven to belong to the representation the server sends now).
         case restarted(reason: String)
+        /// The attempt's first request is going out: a `Range` request for the bytes from
+        /// `rangeStart` on, or (`nil`) a request for the whole representation (always, for an
+        /// upload). Sent once per attempt, before the request, so the scheduler's `started` event
+        /// says what was asked for rather than what the record held.
+        case requested(rangeStart: Int64?)
         /// Downloads: the file is in place and durable. Uploads: the server accepted the body.
         case completed(statusCode: Int)
         /// The attempt ended without success; the partial data is kept when the failure is transient.
@@ -61,7 +66,7 @@ public struct TransferEvent: Hashable, Sendable {
     /// Whether this event ends the attempt.
     public var isFinal: Bool {
         switch kind {
-        case .progress, .restarted: return false
+        case .progress, .restarted, .requested: return false
         case .completed, .failed, .paused, .cancelled: return true
         }
     }

@@ -47,6 +47,7 @@ struct UploadAttempt: Sendable {
                 reporter.begin(bytes: 0, expected: file.length, validator: ResumeValidator())
                 request.body = .stream(SourceChunks(file: file) { reporter.advance(by: $0) }, length: .known(file.length))
             }
+            reporter.requested(rangeStart: nil)
             let response = try await client.execute(request, timeout: .hours(24 * 365))
             control.noteProgress()
             for try await _ in response.body { control.noteProgress() }

@@ -172,8 +172,11 @@ struct TransferPolicyTests {
         #expect(actions == [.start(record)])
         let changes = state.takeChanges()
         #expect(changes.transfers == [transferKey("later")])
-        #expect(changes.eventTypes == [.transferStarted])
-        #expect(changes.events.first?.message == "com.example.news: transfer later started (attempt 1)")
+        #expect(changes.eventTypes.isEmpty, "started is said when the attempt's request goes out")
+        state.transferRequested(transferKey("later"), rangeStart: nil, now: at(60.1))
+        let started = state.takeChanges()
+        #expect(started.eventTypes == [.transferStarted])
+        #expect(started.events.first?.message == "com.example.news: transfer later started (attempt 1)")
     }
 
     @Test("the concurrency limit counts running transfers, not paused or finished ones")
@@ -289,7 +292,7 @@ struct TransferPolicyTests {
             #expect(record.lastError == "gave up after its resource timeout of 60 s", "\(name)")
         }
         let changes = state.takeChanges()
-        #expect(changes.eventTypes == [.transferFailed, .transferFailed, .transferFailed, .transferStarted])
+        #expect(changes.eventTypes == [.transferFailed, .transferFailed, .transferFailed])
         #expect(state.nextWake(after: at(60)) == at(90), "the fresh one's deadline; finished ones are forgotten later")
     }
 
@@ -323,23 +326,27 @@ struct TransferPolicyTests {
         #expect(record.bytesPerSecond == nil)
         #expect(record.bytesTransferred == 300)
         #expect(paused.transferActions == [.pause(transferKey("run"))])
-        let changes = state.takeChanges()
-        #expect(changes.eventTypes == [.transferPaused])
-        #expect(changes.events.first?.command == "pause-1")
-        #expect(changes.events.first?.message == "com.example.news: transfer run paused at 300 bytes")
+        #expect(state.takeChanges().eventTypes.isEmpty, "a running attempt's pause is said once it has stopped")
 
         let pausedWaiting = state.run(.transferPause(app: Apps.news, identifier: ident("wait")), at: at(5))
         #expect(state.transfer("wait")?.state == .paused)
         #expect(pausedWaiting.transferActions.isEmpty)
+        #expect(state.takeChanges().events.map(\.message) == ["com.example.news: transfer wait paused at 0 bytes"],
+                "no attempt runs: said at once")
 
         let again = state.run(.transferPause(app: Apps.news, identifier: ident("run")), at: at(6))
         #expect(again.outcome.message == "run was already paused")
         #expect(again.transferActions.isEmpty)
 
-        // The engine's report of the stopped attempt keeps it paused, with the final count.
+        // The engine's report of the stopped attempt keeps it paused, with the bytes on disk.
+        _ = state.takeChanges()
         state.transferEnded(transferKey("run"), .paused, bytesTransferred: 320, bytesExpected: 1000, now: at(7))
         #expect(state.transfer("run")?.state == .paused)
         #expect(state.transfer("run")?.bytesTransferred == 320)
+        let changes = state.takeChanges()
+        #expect(changes.eventTypes == [.transferPaused])
+        #expect(changes.events.first?.command == "pause-1")
+        #expect(changes.events.first?.message == "com.example.news: transfer run paused at 320 bytes")
         #expect(state.dueTransfers(at: at(200)).isEmpty, "paused transfers never start")
     }
 
@@ -528,6 +535,7 @@ struct TransferPolicyTests {
         #expect(changes.events.isEmpty)
 
         #expect(state.startDue(at: at(10)) == [transferKey("run")])
+        state.transferRequested(transferKey("run"), rangeStart: 700, now: at(10))
         #expect(state.takeChanges().events.first?.message == "com.example.news: transfer run started from byte 700 (attempt 1)")
     }
 

@@ -41,6 +41,7 @@ struct TransferRetryPolicyTests {
             now = now.addingTimeInterval(delay)
             #expect(state.startDue(at: now) == [key])
             #expect(state.transfer("flaky")?.retryAt == nil, "starting clears retryAt")
+            state.transferRequested(key, rangeStart: 100, now: now)
             #expect(state.takeChanges().events.first?.message
                     == "com.example.news: transfer flaky started from byte 100 (attempt \(attempt + 2))")
         }
