@@ -13,7 +13,7 @@ extension LoopbackServer {
                 let request = ParsedRequest(head)
                 let keepOpen: Bool
                 switch head.method {
-                case .PUT, .POST:
+                case .PUT, .POST, .PATCH:
                     keepOpen = try await receiveUpload(request, parts: &parts, outbound: outbound)
                 case .GET, .HEAD:
                     while let next = try await parts.next() { if case .end = next { break } }

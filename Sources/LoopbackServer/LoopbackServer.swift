@@ -12,7 +12,7 @@ private let executor = DispatchTaskExecutor(label: "LoopbackServer")
 /// uploads, and misbehaves on request (see ``Faults``).
 ///
 /// Besides configured routes, `GET /generated/<size>[?seed=N]` serves ``GeneratedBytes``, and a
-/// `PUT` or `POST` anywhere is accepted, counted and hashed (see ``receivedUpload(_:)``).
+/// `PUT`, `POST` or `PATCH` anywhere is accepted, counted and hashed (see ``receivedUpload(_:)``).
 ///
 /// ``FaultCase`` names the misbehaviours a download client must survive, each as ready routes.
 public final class LoopbackServer: Sendable {

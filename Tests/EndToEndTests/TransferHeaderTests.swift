@@ -108,6 +108,29 @@ import Glibc
         await server.shutdown()
     }
 
+    @Test func anUploadUsesItsMethodAndHeadersAndItsOwnContentType() async throws {
+        let env = try TestEnvironment()
+        let fetcher = try FetcherApp(env)
+        let server = try await LoopbackServer.start()
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let source = "\(env.state)/../note.txt"
+        try Data("a note to send".utf8).write(to: URL(fileURLWithPath: source))
+        let result = try env.bgctl("transfer", "upload", "--app", FetcherApp.id, "--id", "note", "--method", "PATCH",
+                                   "--header", "Authorization: \(Self.bearer)", "--header", "Content-Type: text/plain",
+                                   server.url("/notes/1"), source)
+        #expect(result.status == 0, "\(result)")
+        try await env.eventually("the upload") { fetcher.transfer("note")?.state == .completed }
+        let request = try #require(server.requests(for: "/notes/1").first)
+        #expect(request.method == "PATCH" && request.bodyBytes == 14)
+        #expect(request.values("Authorization") == [Self.bearer])
+        #expect(request.values("Content-Type") == ["text/plain"], "the request's own type, not a second one")
+        #expect(fetcher.transfer("note")?.method == "PATCH")
+        #expect(try env.bgctl("transfer", "upload", "--app", FetcherApp.id, "--id", "bad", "--method", "GET",
+                              server.url("/notes/2"), source).status == 2)
+        await server.shutdown()
+    }
+
     @Test func badHeadersAreOneLineFromBgctlAndARefusalFromTheInbox() async throws {
         let env = try TestEnvironment()
         _ = try FetcherApp(env)
