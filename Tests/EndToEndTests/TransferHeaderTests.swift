@@ -131,6 +131,28 @@ import Glibc
         await server.shutdown()
     }
 
+    @Test func aDownloadByPostResumesByPostWithItsHeaders() async throws {
+        let env = try TestEnvironment()
+        let fetcher = try FetcherApp(env)
+        let size: Int64 = 120_000
+        let server = try await LoopbackServer.start(routes: [
+            // The first answer breaks off a third of the way in: the second attempt resumes.
+            "/generated/report": Route(.generated(size: size, seed: 45), faults: Faults(), nextRequests: [Faults(dropAfter: size / 3)]),
+        ])
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let url = server.url("/generated/report")
+        let result = try download(env, "report", url, ["--method", "POST", "--header", "Authorization: \(Self.bearer)"])
+        #expect(result.status == 0, "\(result)")
+        try await env.eventually("the download by POST") { fetcher.transfer("report")?.state == .completed }
+        #expect(fetcher.downloaded("report") == Data(GeneratedBytes(size: size, seed: 45).bytes(0..<size)))
+        let requests = server.requests(for: "/generated/report")
+        #expect(requests.contains { ($0.range ?? "bytes=0-") != "bytes=0-" && $0.status == 206 }, "a resume: \(requests.map(\.range))")
+        #expect(requests.count >= 2 && requests.allSatisfy { $0.method == "POST" && $0.values("Authorization") == [Self.bearer] },
+                "\(requests.map(\.method))")
+        await server.shutdown()
+    }
+
     @Test func badHeadersAreOneLineFromBgctlAndARefusalFromTheInbox() async throws {
         let env = try TestEnvironment()
         _ = try FetcherApp(env)
