@@ -95,6 +95,8 @@ public final class BGURLSession: Sendable {
         delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: self)
     }
 
+    func nextTaskIdentifier() -> String { nextIdentifier() }
+
     private func nextIdentifier() -> String {
         let n = guarded.withLock { state -> Int in
             state.counter += 1
@@ -125,6 +127,11 @@ public final class BGURLSession: Sendable {
                 return
             }
         }
+        if let problem = TransferHeaderRules.problem(method: task.requestMethod, headers: task.requestHeaders,
+                                                     secretNames: configuration.secretHTTPHeaderNames, direction: task.direction) {
+            refuse(task, problem)
+            return
+        }
         let hints = task.hints
         let request = TransferRequest(
             app: context.app, identifier: id, session: configuration.identifier, direction: task.direction,
@@ -134,7 +141,9 @@ public final class BGURLSession: Sendable {
             countOfBytesClientExpectsToSend: hints.send >= 0 ? hints.send : nil,
             countOfBytesClientExpectsToReceive: hints.receive >= 0 ? hints.receive : nil,
             timeoutIntervalForRequest: configuration.timeoutIntervalForRequest,
-            timeoutIntervalForResource: configuration.timeoutIntervalForResource, sha256: sha256)
+            timeoutIntervalForResource: configuration.timeoutIntervalForResource, sha256: sha256,
+            method: task.requestMethod, headers: task.requestHeaders?.isEmpty == false ? task.requestHeaders : nil,
+            secretHeaderNames: configuration.secretHTTPHeaderNames.isEmpty ? nil : configuration.secretHTTPHeaderNames)
         // The scheduler checks the numbers too; checking here says why without writing anything.
         let now = Date()
         if let problem = Command(issuedAt: now, action: .transferCreate(request)).outOfBounds(now: now) {
@@ -213,7 +222,8 @@ public final class BGURLSession: Sendable {
             if let known = state.tasks[record.identifier.rawValue] { return known }
             let made = BGURLSessionTask(identifier: record.identifier.rawValue, url: URL(string: record.url) ?? URL(fileURLWithPath: "/"),
                                         sourceFile: record.sourceFile.map { URL(fileURLWithPath: $0) }, direction: record.direction,
-                                        session: self, record: record, expectedSHA256: record.sha256)
+                                        session: self, record: record, expectedSHA256: record.sha256,
+                                        requestMethod: record.method, requestHeaders: record.headers)
             state.tasks[record.identifier.rawValue] = made
             return made
         }

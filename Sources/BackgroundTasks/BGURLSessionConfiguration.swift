@@ -14,6 +14,10 @@ public struct BGURLSessionConfiguration: Sendable, Hashable {
     public var timeoutIntervalForRequest: TimeInterval = 60
     /// Seconds before a transfer gives up for good.
     public var timeoutIntervalForResource: TimeInterval = 7 * 86_400
+    /// Header names (any case) whose values are secrets besides `Authorization`,
+    /// `Proxy-Authorization` and `Cookie`: never shown (`redacted`), and not sent after a redirect
+    /// to another origin. Not in Apple's configuration.
+    public var secretHTTPHeaderNames: [String] = []
 
     /// A configuration for a background session named `identifier`.
     public static func background(withIdentifier identifier: String) -> BGURLSessionConfiguration {

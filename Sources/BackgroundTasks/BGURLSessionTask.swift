@@ -16,6 +16,9 @@ public final class BGURLSessionTask: Sendable, CustomStringConvertible {
     /// when the digest differs the task fails (``BGURLSessionError/Code/failed``, both digests in
     /// the message) and no file is delivered. `nil`: not checked.
     public let expectedSHA256: String?
+    /// For tasks made from a `URLRequest`: its method and header fields, sent on every attempt.
+    let requestMethod: String?
+    let requestHeaders: [TransferHeader]?
     let direction: TransferRecord.Direction
     private weak let session: BGURLSession?
     private let guarded: Mutex<Guarded>
@@ -29,8 +32,11 @@ public final class BGURLSessionTask: Sendable, CustomStringConvertible {
     }
 
     init(identifier: String, url: URL, sourceFile: URL?, direction: TransferRecord.Direction, session: BGURLSession,
-         record: TransferRecord? = nil, expectedSHA256: String? = nil) {
+         record: TransferRecord? = nil, expectedSHA256: String? = nil, requestMethod: String? = nil,
+         requestHeaders: [TransferHeader]? = nil) {
         taskIdentifier = identifier
+        self.requestMethod = requestMethod
+        self.requestHeaders = requestHeaders
         originalURL = url
         self.sourceFile = sourceFile
         self.expectedSHA256 = expectedSHA256

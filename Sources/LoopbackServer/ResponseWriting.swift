@@ -26,9 +26,11 @@ struct ParsedRequest {
     var isHead: Bool { head.method == .HEAD }
 
     func record(status: Int) -> RequestRecord {
-        RequestRecord(method: head.method.rawValue, target: head.uri, range: head.headers.first(name: "Range"),
-                      ifRange: head.headers.first(name: "If-Range"), status: status,
-                      acceptEncoding: head.headers.first(name: "Accept-Encoding"))
+        var record = RequestRecord(method: head.method.rawValue, target: head.uri, range: head.headers.first(name: "Range"),
+                                   ifRange: head.headers.first(name: "If-Range"), status: status,
+                                   acceptEncoding: head.headers.first(name: "Accept-Encoding"))
+        record.headers = head.headers.map { RequestRecord.Field(name: $0.name, value: $0.value) }
+        return record
     }
 
     /// The record of an upload request whose body, as far as it came, was `bodyBytes` long.

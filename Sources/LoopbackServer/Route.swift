@@ -55,4 +55,16 @@ public struct RequestRecord: Hashable, Sendable {
     /// for other methods. Two records with the same hash and count carry the same upload, e.g.
     /// one sent again whole after a `307` or `308`.
     public var sha256: String? = nil
+    /// Every header field of the request, in order, as sent.
+    public var headers: [Field] = []
+
+    public struct Field: Hashable, Sendable {
+        public var name: String
+        public var value: String
+    }
+
+    /// The values of the fields named `name` (case-insensitive), in order.
+    public func values(_ name: String) -> [String] {
+        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
 }

@@ -65,6 +65,10 @@ extension SchedulerState {
                 return .failure(.invalidCommand("bad sha256: \(error.description)"))
             }
         }
+        if let problem = TransferHeaderRules.problem(method: request.method, headers: request.headers,
+                                                     secretNames: request.secretHeaderNames, direction: request.direction) {
+            return .failure(.invalidCommand(problem))
+        }
         if let existing = transfers[request.key], existing.state.isActive {
             return .failure(.alreadyRunning("transfer \(request.identifier) of \(request.app) is already \(existing.state.rawValue)"))
         }
@@ -81,7 +85,9 @@ extension SchedulerState {
             countOfBytesClientExpectsToSend: request.countOfBytesClientExpectsToSend,
             timeoutIntervalForRequest: request.timeoutIntervalForRequest,
             timeoutIntervalForResource: request.timeoutIntervalForResource,
-            sessionSendsLaunchEvents: request.sessionSendsLaunchEvents, sha256: sha256)
+            sessionSendsLaunchEvents: request.sessionSendsLaunchEvents, sha256: sha256, method: request.method,
+            headers: request.headers?.isEmpty == false ? request.headers : nil,
+            secretHeaderNames: request.secretHeaderNames?.isEmpty == false ? request.secretHeaderNames : nil)
         // A verified launch token of this app is a process the scheduler launched, too.
         record.relaunchDelayUntil = relaunchDelayEnd(app: request.app, inBackground: inBackground || launchToken?.app == request.app,
                                                      now: now)

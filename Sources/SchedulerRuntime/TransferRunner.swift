@@ -92,6 +92,14 @@ final class TransferRunner {
     }
 
     private func job(for record: TransferRecord) -> TransferJob {
+        var job = baseJob(for: record)
+        job.headers = record.headers ?? []
+        job.secretHeaderNames = record.secretHeaderNames ?? []
+        if record.direction == .download, let method = record.method { job.downloadMethod = method }
+        return job
+    }
+
+    private func baseJob(for record: TransferRecord) -> TransferJob {
         let timeout = record.timeoutIntervalForRequest ?? TransferRecord.defaultTimeoutIntervalForRequest
         switch record.direction {
         case .download:
@@ -101,6 +109,7 @@ final class TransferRunner {
                              expectedSHA256: record.sha256)
         case .upload:
             return .upload(record.key, to: record.url, sourceFile: record.sourceFile ?? "/dev/null",
+                           method: record.method.flatMap(TransferJob.UploadMethod.init(rawValue:)) ?? .put,
                            timeoutIntervalForRequest: timeout, resourceDeadline: record.resourceDeadline)
         }
     }

@@ -50,7 +50,9 @@ public struct FeedPublisher {
         surroundings = around
         return FeedSnapshot(
             stateDirectory: around.stateDirectory, configDirectory: around.configDirectory, schedulerPID: around.schedulerPID,
-            directoryProblem: around.directoryProblem, requests: state.requests, tasks: state.tasks, transfers: state.transfers,
+            directoryProblem: around.directoryProblem, requests: state.requests, tasks: state.tasks,
+            // No secret header leaves the machine, nor reaches a reader of `bgctl watch`.
+            transfers: state.transfers.map(\.redacted),
             apps: state.apps, pushes: state.pushes, usage: state.usage, conditions: state.conditions, heartbeat: state.heartbeat,
             resources: state.resources, unreadable: unreadable, events: mirror.events, settings: around.settings,
             manifests: Self.manifests(around.catalog), manifestProblems: around.catalog.problems)
@@ -63,7 +65,7 @@ public struct FeedPublisher {
         var cleared: [String] = []
         change.requests = Self.diff(&requests, state.requests, key: \.key, wire: FeedKey.init)
         change.tasks = Self.diff(&tasks, state.tasks, key: \.key, wire: FeedKey.init)
-        change.transfers = Self.diff(&transfers, state.transfers, key: \.key, wire: FeedKey.init)
+        change.transfers = Self.diff(&transfers, state.transfers.map(\.redacted), key: \.key, wire: FeedKey.init)
         change.pushes = Self.diff(&pushes, state.pushes, key: \.key, wire: FeedKey.init)
         change.apps = Self.diff(&apps, state.apps, key: \.id, wire: { $0 })
         change.usage = Self.diff(&usage, state.usage, key: \.app, wire: { $0 })
@@ -116,7 +118,7 @@ public struct FeedPublisher {
     private mutating func remember(_ state: StateSnapshot) {
         requests = Dictionary(state.requests.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         tasks = Dictionary(state.tasks.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        transfers = Dictionary(state.transfers.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        transfers = Dictionary(state.transfers.map { ($0.key, $0.redacted) }, uniquingKeysWith: { a, _ in a })
         pushes = Dictionary(state.pushes.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         apps = Dictionary(state.apps.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         usage = Dictionary(state.usage.map { ($0.app, $0) }, uniquingKeysWith: { a, _ in a })

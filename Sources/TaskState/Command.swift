@@ -72,6 +72,10 @@ public struct Command: Codable, Hashable, Sendable {
         var timeoutIntervalForResource: Double?
         /// `transferCreate` of a download: the SHA-256 the finished file must have (optional).
         var sha256: String?
+        /// `transferCreate`: the HTTP method, the header fields, and the names of further secret headers.
+        var method: String?
+        var headers: [TransferHeader]?
+        var secretHeaders: [String]?
         /// `push`: the payload's JSON text, `apns-priority`, `apns-expiration`, `apns-collapse-id`,
         /// `apns-id` (or the push server's message id) and where it came from.
         var payload: String?
@@ -157,7 +161,7 @@ public struct Command: Codable, Hashable, Sendable {
                 countOfBytesClientExpectsToSend: wire.countOfBytesClientExpectsToSend,
                 countOfBytesClientExpectsToReceive: wire.countOfBytesClientExpectsToReceive,
                 timeoutIntervalForRequest: wire.timeoutIntervalForRequest, timeoutIntervalForResource: wire.timeoutIntervalForResource,
-                sha256: wire.sha256))
+                sha256: wire.sha256, method: wire.method, headers: wire.headers, secretHeaderNames: wire.secretHeaders))
         case .transferCancel:
             action = .transferCancel(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .transferPause:
@@ -260,6 +264,9 @@ public struct Command: Codable, Hashable, Sendable {
             wire.timeoutIntervalForRequest = request.timeoutIntervalForRequest
             wire.timeoutIntervalForResource = request.timeoutIntervalForResource
             wire.sha256 = request.sha256
+            wire.method = request.method
+            wire.headers = request.headers
+            wire.secretHeaders = request.secretHeaderNames
         case .transferCancel(let app, let identifier), .transferPause(let app, let identifier),
              .transferResume(let app, let identifier), .transferAcknowledge(let app, let identifier):
             wire.app = app

@@ -65,6 +65,13 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     /// The relaunch rate limiter: a transfer the app created while the scheduler had launched it
     /// in the background does not begin before this time (`relaunchDelay`). `nil`: no delay.
     public var relaunchDelayUntil: Date?
+    /// The HTTP method; `nil`: `GET` for a download, `PUT` for an upload.
+    public var method: String?
+    /// Header fields sent on every attempt and resume, secrets included: this file is mode 0600
+    /// (see `docs/state-format.md`, "Where secrets live"). Show them only through ``redactedHeaders``.
+    public var headers: [TransferHeader]?
+    /// Names of headers that are secrets besides ``TransferHeaderRules/alwaysSecret``.
+    public var secretHeaderNames: [String]?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: Direction,
                 url: String, state: State, bytesTransferred: Int64 = 0, bytesExpected: Int64? = nil,
@@ -74,7 +81,8 @@ public struct TransferRecord: Codable, Hashable, Sendable {
                 countOfBytesClientExpectsToReceive: Int64? = nil, countOfBytesClientExpectsToSend: Int64? = nil,
                 timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil,
                 retryAt: Date? = nil, etag: String? = nil, lastModified: String? = nil, finishedAt: Date? = nil,
-                sessionSendsLaunchEvents: Bool? = nil, sha256: String? = nil) {
+                sessionSendsLaunchEvents: Bool? = nil, sha256: String? = nil, method: String? = nil,
+                headers: [TransferHeader]? = nil, secretHeaderNames: [String]? = nil) {
         self.app = app
         self.identifier = identifier
         self.session = session
@@ -102,6 +110,22 @@ public struct TransferRecord: Codable, Hashable, Sendable {
         self.finishedAt = finishedAt
         self.sessionSendsLaunchEvents = sessionSendsLaunchEvents
         self.sha256 = sha256
+        self.method = method
+        self.headers = headers
+        self.secretHeaderNames = secretHeaderNames
+    }
+
+    /// The headers as they may be shown: secret values replaced by `redacted`.
+    public var redactedHeaders: [TransferHeader]? {
+        headers.map { TransferHeaderRules.redacted($0, secretNames: secretHeaderNames) }
+    }
+
+    /// The record as it may leave the state directory (`bgctl watch --json`, a remote `bgtop`):
+    /// secret header values replaced by `redacted`.
+    public var redacted: TransferRecord {
+        var copy = self
+        copy.headers = redactedHeaders
+        return copy
     }
 
     public var key: TaskKey { TaskKey(app: app, identifier: identifier) }

@@ -25,13 +25,21 @@ public struct TransferRequest: Hashable, Sendable {
     /// The transfer completes only when it matches, and fails for good when it does not. Kept as
     /// given: the scheduler validates it (``SHA256Hex``) and refuses the command when it is malformed.
     public var sha256: String?
+    /// The HTTP method (``TransferHeaderRules/downloadMethods``, ``TransferHeaderRules/uploadMethods``);
+    /// `nil`: `GET` for a download, `PUT` for an upload.
+    public var method: String?
+    /// Header fields sent on every attempt and resume; see ``TransferHeaderRules``.
+    public var headers: [TransferHeader]?
+    /// Names of headers that are secrets besides `Authorization`, `Proxy-Authorization` and `Cookie`.
+    public var secretHeaderNames: [String]?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: TransferRecord.Direction,
                 url: String, destination: String? = nil, sourceFile: String? = nil, earliestBeginDate: Date? = nil,
                 isDiscretionary: Bool = false, sessionSendsLaunchEvents: Bool = false,
                 countOfBytesClientExpectsToSend: Int64? = nil, countOfBytesClientExpectsToReceive: Int64? = nil,
                 timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil,
-                sha256: String? = nil) {
+                sha256: String? = nil, method: String? = nil, headers: [TransferHeader]? = nil,
+                secretHeaderNames: [String]? = nil) {
         self.app = app
         self.identifier = identifier
         self.session = session
@@ -47,6 +55,9 @@ public struct TransferRequest: Hashable, Sendable {
         self.timeoutIntervalForRequest = timeoutIntervalForRequest
         self.timeoutIntervalForResource = timeoutIntervalForResource
         self.sha256 = sha256
+        self.method = method
+        self.headers = headers
+        self.secretHeaderNames = secretHeaderNames
     }
 
     public var key: TaskKey { TaskKey(app: app, identifier: identifier) }

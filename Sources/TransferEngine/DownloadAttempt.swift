@@ -69,7 +69,7 @@ struct DownloadAttempt: Sendable {
             reporter.restarted(discard)
         }
         reporter.set(bytes: data.length, expected: nil, validator: held ?? ResumeValidator())
-        var trail = RedirectTrail(url: job.url, method: "GET")
+        var trail = RedirectTrail(url: job.url, method: job.downloadMethod)
         // One restart from byte 0 per attempt: a server that contradicts itself twice fails it.
         var restarted = false
         // The request asks whether a body that ended at a close was whole.
@@ -85,8 +85,9 @@ struct DownloadAttempt: Sendable {
         while true {
             var rangeStart: Int64?
             var request = HTTPClientRequest(url: trail.current.url)
-            request.method = .GET
+            request.method = HTTPMethod(rawValue: trail.current.method)
             request.headers.add(name: "User-Agent", value: "bgtaskd")
+            job.addHeaders(to: &request)
             // RFC 9110 §12.5.3: without Accept-Encoding any coding is acceptable; the file must
             // hold the representation's own bytes.
             request.headers.add(name: "Accept-Encoding", value: "identity")

@@ -26,6 +26,7 @@ public struct TransferJob: Hashable, Sendable {
     public enum UploadMethod: String, Hashable, Sendable, Codable {
         case put = "PUT"
         case post = "POST"
+        case patch = "PATCH"
     }
 
     /// The file of an upload.
@@ -57,6 +58,12 @@ public struct TransferJob: Hashable, Sendable {
     /// attempt fails with ``TransferFailure/checksumMismatch(expected:actual:)`` (permanent) when
     /// it does not. `nil`: not checked. Ignored for uploads.
     public var expectedSHA256: String?
+    /// The app's header fields, sent with every request of every attempt (see ``requestHeaders(for:)``).
+    public var headers: [TransferHeader] = []
+    /// Names of headers that are secrets besides ``TaskState/TransferHeaderRules/alwaysSecret``.
+    public var secretHeaderNames: [String] = []
+    /// Downloads: the method of the first request (`GET` or `POST`); uploads use ``UploadFile/method``.
+    public var downloadMethod: String = "GET"
 
     public init(key: TaskKey, url: String, files: Files,
                 timeoutIntervalForRequest: Double = TransferRecord.defaultTimeoutIntervalForRequest,

@@ -38,11 +38,14 @@ struct UploadAttempt: Sendable {
             var request = HTTPClientRequest(url: trail.current.url)
             request.method = HTTPMethod(rawValue: trail.current.method)
             request.headers.add(name: "User-Agent", value: "bgtaskd")
+            job.addHeaders(to: &request)
             var source: SourceFile?
             if sendsBody {
                 let file = try SourceFile(path: upload.sourceFile)
                 source = file
-                request.headers.add(name: "Content-Type", value: "application/octet-stream")
+                if !request.headers.contains(name: "Content-Type") {
+                    request.headers.add(name: "Content-Type", value: "application/octet-stream")
+                }
                 let reporter = self.reporter
                 reporter.begin(bytes: 0, expected: file.length, validator: ResumeValidator())
                 request.body = .stream(SourceChunks(file: file) { reporter.advance(by: $0) }, length: .known(file.length))

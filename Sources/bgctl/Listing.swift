@@ -67,6 +67,10 @@ struct Listing: Encodable {
         var sha256: String?
         /// When the relaunch delay (`relaunchDelay`) ends; left out when there is none.
         var relaunchDelayUntil: Date?
+        /// The HTTP method, when one was given.
+        var method: String?
+        /// The request's header fields, secret values shown as `redacted`; left out when none.
+        var headers: [TransferHeader]?
     }
 
     struct Push: Encodable {
@@ -124,7 +128,8 @@ struct Listing: Encodable {
                      isDiscretionary: transfer.isDiscretionary, earliestBeginDate: transfer.earliestBeginDate,
                      retries: transfer.retries, retryAt: transfer.retryAt, lastError: transfer.lastError,
                      blockers: transfer.state == .waiting ? state.transferBlockers(for: transfer, at: now) : [],
-                     sha256: transfer.sha256, relaunchDelayUntil: transfer.relaunchDelayUntil)
+                     sha256: transfer.sha256, relaunchDelayUntil: transfer.relaunchDelayUntil, method: transfer.method,
+                     headers: transfer.redactedHeaders)
         }
         pushes = snapshot.pushes.sorted { ($0.app, $0.receivedAt, $0.id) < ($1.app, $1.receivedAt, $1.id) }.map { push in
             Push(app: push.app, id: push.id, priority: push.priority.rawValue, receivedAt: push.receivedAt,

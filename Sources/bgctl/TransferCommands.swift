@@ -25,6 +25,16 @@ struct TransferCommand: ParsableCommand {
         var resourceTimeout: String?
         @Option(help: "The size the app expects, in bytes, 0 to 2^50 (countOfBytesClientExpectsToReceive/Send).")
         var expectedBytes: String?
+        @Option(name: .customLong("header"), help: ArgumentHelp(
+            "A request header sent on every attempt and resume (repeatable). Authorization, Proxy-Authorization and Cookie are secrets.",
+            valueName: "Name: value"))
+        var headers: [String] = []
+        @Option(name: .customLong("secret-header"), help: ArgumentHelp(
+            "Also treat this header as a secret: shown as 'redacted', dropped on a redirect to another origin (repeatable).",
+            valueName: "name"))
+        var secretHeaders: [String] = []
+        @Option(help: "The HTTP method: GET or POST for a download (default GET); PUT, POST or PATCH for an upload (default PUT).")
+        var method: String?
 
         func request(direction: TransferRecord.Direction, url: String, destination: String?, sourceFile: String?,
                      sha256: String? = nil) throws -> TransferRequest {
@@ -37,6 +47,7 @@ struct TransferCommand: ParsableCommand {
             let expectedBytes = try expectedBytes.map {
                 try NumberArgument.whole($0, option: "--expected-bytes", in: NumericBounds.expectedBytes, unit: " of bytes")
             }
+            let fields = try TransferHeaderArguments.parse(headers, secretNames: secretHeaders, method: method, direction: direction)
             return TransferRequest(
                 app: try identifier(app, "app"), identifier: try identifier(id, "identifier"), session: session,
                 direction: direction, url: url, destination: destination, sourceFile: sourceFile,
@@ -45,7 +56,8 @@ struct TransferCommand: ParsableCommand {
                 countOfBytesClientExpectsToSend: direction == .upload ? expectedBytes : nil,
                 countOfBytesClientExpectsToReceive: direction == .download ? expectedBytes : nil,
                 timeoutIntervalForRequest: requestTimeout, timeoutIntervalForResource: resourceTimeout,
-                sha256: sha256)
+                sha256: sha256, method: method, headers: fields.isEmpty ? nil : fields,
+                secretHeaderNames: secretHeaders.isEmpty ? nil : secretHeaders)
         }
     }
 
@@ -69,7 +81,7 @@ struct TransferCommand: ParsableCommand {
     }
 
     struct Upload: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Upload FILE to URL (HTTP PUT).")
+        static let configuration = CommandConfiguration(abstract: "Upload FILE to URL (HTTP PUT, or --method).")
 
         @OptionGroup var locations: LocationOptions
         @OptionGroup var options: Options

@@ -3,6 +3,9 @@
 // a handler started, when an expiration arrived and in which process.
 import BackgroundTasks
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Synchronization
 
 // Options come as `--record=PATH`, `--ids=a,b` and `--push` (registers a push handler in any
@@ -239,7 +242,8 @@ if mode == "session" {
     // A background session: `session [download URL | upload URL FILE]` hands a transfer over
     // (starting a second and a half from now, so it ends after this process is gone); with no
     // transfer it only serves, as when the scheduler launches it for the session's events.
-    // `--sha256=HEX` makes the download one that must have that digest.
+    // `--sha256=HEX` makes the download one that must have that digest. `--bearer=TOKEN`,
+    // `--method=M` or `--api-key=K` (a secret named in the configuration) make it a URLRequest.
     final class Recorder: BGURLSessionDelegate {
         func urlSession(_ session: BGURLSession, downloadTask: BGURLSessionTask, didFinishDownloadingTo location: URL) {
             let size = (try? FileManager.default.attributesOfItem(atPath: location.path)[.size] as? Int) ?? -1
@@ -253,13 +257,30 @@ if mode == "session" {
         }
     }
     let sessionID = "com.example.testapp.session"
-    let session = BGURLSession(configuration: .background(withIdentifier: sessionID), delegate: Recorder())
+    var configuration = BGURLSessionConfiguration.background(withIdentifier: sessionID)
+    configuration.secretHTTPHeaderNames = ["X-Api-Key"]
+    let session = BGURLSession(configuration: configuration, delegate: Recorder())
     scheduler.register(.urlSession(sessionID)) {
         record("session-handler", sessionID, ProcessInfo.processInfo.environment["BGTASK_LAUNCH_REASON"] ?? "")
         await session.deliverPendingEvents()
     }
     let rest = Array(arguments.dropFirst())
-    if rest.count >= 2, let url = URL(string: rest[1]) {
+    let asRequest = option("bearer") != nil || option("method") != nil || option("api-key") != nil
+    if rest.count >= 2, let url = URL(string: rest[1]), asRequest {
+        var request = URLRequest(url: url)
+        if let method = option("method") { request.httpMethod = method }
+        if let token = option("bearer") { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let key = option("api-key") { request.setValue(key, forHTTPHeaderField: "X-Api-Key") }
+        request.setValue("fixture", forHTTPHeaderField: "X-Trace")
+        let task = rest[0] == "upload" && rest.count >= 3
+            ? session.uploadTask(with: request, fromFile: URL(fileURLWithPath: rest[2]))
+            : session.downloadTask(with: request)
+        task.earliestBeginDate = Date().addingTimeInterval(1.5)
+        task.resume()
+        record("handed-over", task.taskIdentifier)
+        // A refusal is told on the session's thread; this tells it now, before the process exits.
+        await session.deliverPendingEvents()
+    } else if rest.count >= 2, let url = URL(string: rest[1]) {
         let task = rest[0] == "upload" && rest.count >= 3
             ? session.uploadTask(with: url, fromFile: URL(fileURLWithPath: rest[2]))
             : option("sha256").map { session.downloadTask(with: url, expectedSHA256: $0) } ?? session.downloadTask(with: url)
