@@ -72,6 +72,10 @@ import Glibc
         let batch = try env.run(TestEnvironment.binaries + "/bgtop", ["--batch", "--state", env.state, "--config", env.config])
         #expect(batch.status == 0 && batch.stdout.contains("secret"), "\(batch)")
         #expect(!Self.secrets.contains { batch.stdout.contains($0) || batch.stderr.contains($0) }, "no secret in bgtop --batch")
+        // The feed a remote bgtop reads (stdin closed: the snapshot line, then the end).
+        let watched = try env.run(TestEnvironment.binaries + "/bgctl", ["watch", "--json", "--state", env.state, "--config", env.config])
+        #expect(watched.stdout.contains("\"transfers\"") && watched.stdout.contains("redacted"), "\(watched)")
+        #expect(!Self.secrets.contains { watched.stdout.contains($0) || watched.stderr.contains($0) }, "no secret in bgctl watch --json")
         #expect(!env.events().isEmpty)
         #expect(filesMentioningSecrets(env).isEmpty, "no secret in events.jsonl or logs: \(filesMentioningSecrets(env))")
 
