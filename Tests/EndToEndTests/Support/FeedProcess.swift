@@ -70,8 +70,9 @@ final class FeedProcess: @unchecked Sendable {
         output = -1
     }
 
-    /// The next line, parsed; throws when none comes within `timeout` seconds.
-    func nextLine(timeout: TimeInterval = 10) throws -> [String: Any] {
+    /// The next line, parsed; throws when none comes within `timeout` seconds (generous: under a
+    /// full parallel test run a line can take seconds).
+    func nextLine(timeout: TimeInterval = 30) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let newline = buffered.firstIndex(of: 0x0A) {
@@ -96,7 +97,7 @@ final class FeedProcess: @unchecked Sendable {
     }
 
     /// The next line whose `type` is `type`, skipping others; throws after `timeout` seconds.
-    func next(_ type: String, timeout: TimeInterval = 10, where condition: ([String: Any]) -> Bool = { _ in true }) throws -> [String: Any] {
+    func next(_ type: String, timeout: TimeInterval = 30, where condition: ([String: Any]) -> Bool = { _ in true }) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let line = try nextLine(timeout: max(0.01, deadline.timeIntervalSinceNow))
