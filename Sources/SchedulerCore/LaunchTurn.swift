@@ -34,7 +34,7 @@ extension SchedulerState {
                 byApp[request.app, default: []].append(request)
             }
         }
-        var candidates = byApp.map { app, runnable in (app, runnable.sorted(by: Self.launchOrder)) }
+        let candidates = byApp.map { app, runnable in (app, runnable.sorted(by: Self.launchOrder)) }
             .sorted { ($0.1[0].readyDate, $0.0) < ($1.1[0].readyDate, $1.0) }
         guard let earliestReady = candidates.first?.1.first?.readyDate else { return turn }
 
@@ -52,22 +52,20 @@ extension SchedulerState {
         }
 
         var slots = max(0, settings.maxConcurrentLaunches - runningLaunchCount)
-        candidates = candidates.filter { app, runnable in
-            let handOver = handOverTarget(app: app, identifiers: runnable.map(\.identifier))
-            guard handOver == nil else { return true }
-            guard slots > 0 else {
-                for request in runnable { turn.blockers[request.key] = [.launchLimit] }
-                return false
-            }
-            slots -= 1
-            return true
-        }
         for (appID, runnable) in candidates {
             guard let manifest = catalog.manifests[appID], let first = runnable.first else { continue }
+            let handOver = handOverTarget(app: appID, identifiers: runnable.map(\.identifier))
+            // A hand-over starts no process, so it takes no slot.
+            if handOver == nil {
+                guard slots > 0 else {
+                    for request in runnable { turn.blockers[request.key] = [.launchLimit] }
+                    continue
+                }
+                slots -= 1
+            }
             turn.plans.append(LaunchPlan(
                 launchID: "\(appID)-\(SafeNumber.int64(now.timeIntervalSince1970 * 1000, .down))", app: appID, manifest: manifest,
-                requests: runnable, reason: first.kind.rawValue, simulated: false,
-                handOver: handOverTarget(app: appID, identifiers: runnable.map(\.identifier))))
+                requests: runnable, reason: first.kind.rawValue, simulated: false, handOver: handOver))
         }
         turn.plans.sort { $0.app < $1.app }
         return turn

@@ -27,6 +27,15 @@ import Glibc
         (try? StateFiles.read(env.paths.resources)).flatMap { try? JSONFormat.decode(ResourceReport.self, from: $0) }
     }
 
+    /// Submits a request far in the future and simulates its launch; the handler's pid (it leads
+    /// its process group) once it has started.
+    private func simulateLaunch(_ env: TestEnvironment, app: String, identifier: String, kind: String) throws -> Int32? {
+        #expect(try env.bgctl("submit", "--app", app, "--id", identifier, "--kind", kind, "--earliest", "+3600").status == 0)
+        #expect(try env.bgctl("simulate-launch", identifier).status == 0)
+        try env.waitUntil("the handler to start") { !env.output(of: app).isEmpty }
+        return Int32(env.output(of: app)[0].dropFirst("pid ".count))
+    }
+
     /// Ends the process group a test's handler leads, whatever happened to the test.
     private func endGroup(_ pid: Int32?) {
         if let pid, pid > 1 { kill(-pid, SIGKILL) }
@@ -43,10 +52,7 @@ import Glibc
             endGroup(leader)
             daemon.stop()
         }
-        #expect(try env.bgctl("submit", "--app", app, "--id", identifier, "--kind", "refresh", "--earliest", "+3600").status == 0)
-        #expect(try env.bgctl("simulate-launch", identifier).status == 0)
-        try env.waitUntil("the handler to start") { !env.output(of: app).isEmpty }
-        leader = Int32(env.output(of: app)[0].dropFirst("pid ".count))
+        leader = try simulateLaunch(env, app: app, identifier: identifier, kind: "refresh")
 
         try env.waitUntil("the CPU monitor's expiry", timeout: 60) { !env.events(.expired).isEmpty }
         let expired = try #require(env.events(.expired).first)
@@ -72,10 +78,7 @@ import Glibc
             daemon.stop()
         }
         #expect(try env.bgctl("conditions", "set", "power=ac").status == 0)
-        #expect(try env.bgctl("submit", "--app", app, "--id", identifier, "--kind", "processing", "--earliest", "+3600").status == 0)
-        #expect(try env.bgctl("simulate-launch", identifier).status == 0)
-        try env.waitUntil("the handler to start") { !env.output(of: app).isEmpty }
-        leader = Int32(env.output(of: app)[0].dropFirst("pid ".count))
+        leader = try simulateLaunch(env, app: app, identifier: identifier, kind: "processing")
 
         // Three CPU seconds measured: more than a whole 2 s window at 10 % would allow, many times.
         try env.waitUntil("three CPU seconds to be measured", timeout: 60) {
