@@ -35,7 +35,7 @@ extension BGURLSession {
     }
 
     /// The request's fields, sorted by name: `URLRequest` keeps them in a dictionary, without order.
-    private static func headers(of request: URLRequest) -> [TransferHeader]? {
+    static func headers(of request: URLRequest) -> [TransferHeader]? {
         let fields = (request.allHTTPHeaderFields ?? [:]).map { TransferHeader(name: $0.key, value: $0.value) }
         return fields.isEmpty ? nil : fields.sorted { $0.name < $1.name }
     }

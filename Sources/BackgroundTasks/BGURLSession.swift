@@ -21,6 +21,8 @@ public final class BGURLSession: Sendable {
     /// Serialises reading the records and calling the delegate, whichever thread asks.
     private let delivering = Mutex<Void>(())
     private let wakePipe: WakePipe?
+    /// Questions before delayed transfers begin (``BGURLSessionDelayedRequestDelegate``).
+    let questions = DelayedRequestQuestions()
     private let logger = Logger(label: "BackgroundTasks")
 
     private struct Guarded {
@@ -88,10 +90,11 @@ public final class BGURLSession: Sendable {
     }
 
     /// Delivers every event waiting for this session (ends of transfers the app has not heard
-    /// of yet), then calls `urlSessionDidFinishEvents(forBackgroundURLSession:)`. Await it in the
+    /// of yet, and questions before delayed transfers begin, answered before this returns), then calls `urlSessionDidFinishEvents(forBackgroundURLSession:)`. Await it in the
     /// `.urlSession(identifier)` handler; the task completes when the handler returns.
     public func deliverPendingEvents() async {
         await offThePool { self.deliver() }
+        await questions.waitForAnswers()
         delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: self)
     }
 
@@ -143,7 +146,8 @@ public final class BGURLSession: Sendable {
             timeoutIntervalForRequest: configuration.timeoutIntervalForRequest,
             timeoutIntervalForResource: configuration.timeoutIntervalForResource, sha256: sha256,
             method: task.requestMethod, headers: task.requestHeaders?.isEmpty == false ? task.requestHeaders : nil,
-            secretHeaderNames: configuration.secretHTTPHeaderNames.isEmpty ? nil : configuration.secretHTTPHeaderNames)
+            secretHeaderNames: configuration.secretHTTPHeaderNames.isEmpty ? nil : configuration.secretHTTPHeaderNames,
+            asksBeforeDelayedBegin: hints.earliest != nil && delegate is any BGURLSessionDelayedRequestDelegate)
         // The scheduler checks the numbers too; checking here says why without writing anything.
         let now = Date()
         if let problem = Command(issuedAt: now, action: .transferCreate(request)).outOfBounds(now: now) {
@@ -244,6 +248,7 @@ public final class BGURLSession: Sendable {
                 let task = task(for: record)
                 let (previous, done) = guarded.withLock { ($0.reported[id] ?? 0, $0.delivered.contains(id)) }
                 if done { continue }
+                questions.ask(self, about: record, task: task, context: context)
                 if record.bytesTransferred != previous {
                     guarded.withLock { $0.reported[id] = record.bytesTransferred }
                     // A count that went down means the transfer started over (an upload's retry, a

@@ -117,6 +117,7 @@ enum Overlays {
                      ("last error", transfer.lastError ?? "-"),
                      ("timeouts", "request \(SafeNumber.secondsText((transfer.timeoutIntervalForRequest ?? TransferRecord.defaultTimeoutIntervalForRequest).rounded(.down))) s, resource \(DurationText.compact(transfer.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))")]
             if let until = transfer.relaunchDelayUntil { lines.append(("relaunch delay", "until \(date(until))")) }
+            lines += DelayedRequestText.lines(transfer, date: date)
             if let destination = transfer.destination { lines.append(("destination", destination)) }
             if let source = transfer.sourceFile { lines.append(("source file", source)) }
         case .apps:

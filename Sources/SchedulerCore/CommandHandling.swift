@@ -92,6 +92,11 @@ extension SchedulerState {
             result = resumeTransfer(app: app, identifier: identifier, command: command.id, now: now).map { ($0, identifier) }
         case .transferAcknowledge(let app, let identifier):
             result = acknowledgeTransfer(app: app, identifier: identifier).map { ($0, identifier) }
+        case .transferAnswer(let answer):
+            result = answerDelayedRequest(answer, command: command.id, now: now).map { message, action in
+                if let action { effects.append(.transfer(action)) }
+                return (message, answer.identifier)
+            }
         case .push(let request):
             result = receivePush(request, command: command, now: now).map { message, held in
                 if let held, let plan = pushDelivery(held, at: now) { effects.append(.launch(plan)) }
@@ -324,6 +329,7 @@ extension CommandAction {
              .transferAcknowledge(let app, _), .answerPush(let app, _, _), .appUsed(let app, _):
             return app
         case .reportCall(let report): return report.app
+        case .transferAnswer(let answer): return answer.app
         case .push(let request): return request.app
         case .simulateLaunch(_, let app), .simulateExpiration(_, let app): return app
         case .setConditions, .clearConditions: return nil
@@ -334,6 +340,7 @@ extension CommandAction {
         switch self {
         case .submit(let request): return request.identifier
         case .transferCreate(let request): return request.identifier
+        case .transferAnswer(let answer): return answer.identifier
         case .cancel(_, let identifier), .complete(_, let identifier, _), .simulateLaunch(let identifier, _),
              .simulateExpiration(let identifier, _), .transferCancel(_, let identifier), .transferPause(_, let identifier),
              .transferResume(_, let identifier), .transferAcknowledge(_, let identifier), .answerPush(_, let identifier, _):

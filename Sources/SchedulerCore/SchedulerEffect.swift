@@ -37,6 +37,8 @@ extension SchedulerState {
         if usageModels.values.contains(where: { now.timeIntervalSince($0.builtAt) >= 3600 }) { rebuildUsageModels(now: now) }
         expireHeldPushes(at: now)
         dropUndeliverablePushes(now: now)
+        // Before launches: a question may need one (`willBeginDelayedRequest`).
+        askDelayedRequests(at: now, busy: busyTransfers)
         let plans = addingPushDeliveries(to: dueLaunches(at: now), at: now)
         effects += (plans + dueSessionLaunches(at: now, excluding: Set(plans.map(\.app)))).map(SchedulerEffect.launch)
         forgetFinishedTransfers(at: now)

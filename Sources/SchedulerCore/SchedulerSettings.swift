@@ -88,6 +88,10 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     /// deserve maintenance time are never opened by a person. Apple's rule is a week (7).
     /// See `docs/scheduling.md#the-small-rules`.
     public var processingRecentUseDays: Double = 0
+    /// How long the scheduler waits for an app's answer to `willBeginDelayedRequest` before a
+    /// delayed transfer begins as made (`transferAnswerTimedOut`). See
+    /// `docs/scheduling.md#asking-before-a-delayed-transfer-begins`.
+    public var delayedRequestAnswerSeconds: Double = 30
 
     public init() {}
 
@@ -104,6 +108,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case cpuLimitPercent, cpuLimitWindowSeconds, memoryLimitMiB, launchCgroups
         case voipReportSeconds, voipStrikes
         case processingRecentUseDays
+        case delayedRequestAnswerSeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -145,6 +150,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.voipReportSeconds, &voipReportSeconds)
         try read(.voipStrikes, &voipStrikes)
         try read(.processingRecentUseDays, &processingRecentUseDays)
+        try read(.delayedRequestAnswerSeconds, &delayedRequestAnswerSeconds)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -211,6 +217,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("staleAfterDays", staleAfterDays, 365), ("predictionMinimumConfidence", predictionMinimumConfidence, 1),
             ("cpuLimitWindowSeconds", cpuLimitWindowSeconds, 3600),
             ("voipReportSeconds", voipReportSeconds, 300),
+            ("delayedRequestAnswerSeconds", delayedRequestAnswerSeconds, 3600),
         ]
         for (name, value, maximum) in positive {
             guard value > 0 && value.isFinite else {

@@ -28,6 +28,8 @@ extension SchedulerState {
             guard let session = record.session else { continue }
             sessions[record.app, default: []].insert(session)
         }
+        // An app is launched to answer about a delayed transfer as for its session's events.
+        sessions.merge(sessionsAwaitingAnswers()) { $0.union($1) }
         var plans: [LaunchPlan] = []
         for (appID, names) in sessions.sorted(by: { $0.key < $1.key }) {
             let record = app(appID)
@@ -61,6 +63,7 @@ extension SchedulerState {
     mutating func noteSessionLaunch(_ plan: LaunchPlan, now: Date) {
         guard plan.reason == TaskKind.urlSession.rawValue else { return }
         let sessions = Set(plan.requests.map(\.identifier.rawValue))
+        noteQuestionLaunch(app: plan.app, sessions: sessions, now: now)
         for var record in transfers.values where record.app == plan.app && record.eventsLaunchedAt == nil
             && record.session.map(sessions.contains) == true && !record.state.isActive {
             record.eventsLaunchedAt = now

@@ -37,10 +37,7 @@ extension SchedulerState {
         if let session = request.session, !Identifier.isValid(session) {
             return .failure(.invalidCommand("session identifier '\(session)' is not a valid identifier (letters, digits, '.', '-', '_')"))
         }
-        guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              url.host?.isEmpty == false else {
-            return .failure(.invalidCommand("'\(request.url)' is not an http or https URL"))
-        }
+        if let problem = Self.httpURLProblem(request.url) { return .failure(.invalidCommand(problem)) }
         switch request.direction {
         case .download:
             guard let name = request.destination, Self.isPlainFileName(name) else {
@@ -88,6 +85,8 @@ extension SchedulerState {
             sessionSendsLaunchEvents: request.sessionSendsLaunchEvents, sha256: sha256, method: request.method,
             headers: request.headers?.isEmpty == false ? request.headers : nil,
             secretHeaderNames: request.secretHeaderNames?.isEmpty == false ? request.secretHeaderNames : nil)
+        // Only a delayed transfer is asked about (`willBeginDelayedRequest`).
+        if request.asksBeforeDelayedBegin && request.earliestBeginDate != nil { record.asksBeforeDelayedBegin = true }
         // A verified launch token of this app is a process the scheduler launched, too.
         record.relaunchDelayUntil = relaunchDelayEnd(app: request.app, inBackground: inBackground || launchToken?.app == request.app,
                                                      now: now)
@@ -168,6 +167,7 @@ extension SchedulerState {
         if let earliest = record.earliestBeginDate, earliest > now { result.append(.earliestBeginDate) }
         if let retryAt = record.retryAt, retryAt > now { result.append(.retryBackoff) }
         if let until = record.relaunchDelayUntil, until > now { result.append(.relaunchDelay) }
+        if Self.isAwaitingAnswer(record), let answerBy = record.delayedRequestAnswerBy, answerBy > now { result.append(.awaitingAnswer) }
         let effective = conditions.effective
         if !effective.network { result.append(.network) }
         if record.isDiscretionary && !effective.externalPower { result.append(.externalPower) }
@@ -336,8 +336,10 @@ extension SchedulerState {
             }
             guard record.state == .waiting else { continue }
             let blockers = transferBlockers(for: record, at: now)
-            guard !blockers.isEmpty, blockers.allSatisfy({ $0 == .earliestBeginDate || $0 == .retryBackoff || $0 == .relaunchDelay }) else { continue }
-            candidates.append(max(record.earliestBeginDate ?? now, record.retryAt ?? now, record.relaunchDelayUntil ?? now))
+            let timed: Set<TransferBlocker> = [.earliestBeginDate, .retryBackoff, .relaunchDelay, .awaitingAnswer]
+            guard !blockers.isEmpty, blockers.allSatisfy(timed.contains) else { continue }
+            let answerBy = Self.isAwaitingAnswer(record) ? record.delayedRequestAnswerBy : nil
+            candidates.append(max(record.earliestBeginDate ?? now, record.retryAt ?? now, record.relaunchDelayUntil ?? now, answerBy ?? now))
         }
         return candidates.min()
     }

@@ -86,6 +86,9 @@ public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
     /// relaunch delay (``TransferRecord/relaunchDelayUntil``), which grows with each background
     /// launch and goes back to 0 when a person uses the app.
     case relaunchDelay
+    /// The scheduler asked the app (`willBeginDelayedRequest`) whether to begin, change or
+    /// cancel it, and waits for the answer until ``TransferRecord/delayedRequestAnswerBy``.
+    case awaitingAnswer
 
     /// The short words of tables, as for ``Blocker/label``.
     public var label: String {
@@ -96,6 +99,7 @@ public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
         case .externalPower: return Blocker.externalPower.label
         case .appDisabled: return Blocker.appDisabled.label
         case .relaunchDelay: return "relaunch delay"
+        case .awaitingAnswer: return "asking app"
         }
     }
 }

@@ -98,6 +98,10 @@ public struct Command: Codable, Hashable, Sendable {
         var callUUID: String?
         var handle: String?
         var notifier: String?
+        /// `transferCreate`: the app wants to be asked before a delayed begin.
+        var asksBeforeDelayedBegin: Bool?
+        /// `transferAnswer`: `continue`, `cancel` or `new` (with `url` and/or `headers`).
+        var disposition: DelayedRequestAnswer.Disposition?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -161,7 +165,8 @@ public struct Command: Codable, Hashable, Sendable {
                 countOfBytesClientExpectsToSend: wire.countOfBytesClientExpectsToSend,
                 countOfBytesClientExpectsToReceive: wire.countOfBytesClientExpectsToReceive,
                 timeoutIntervalForRequest: wire.timeoutIntervalForRequest, timeoutIntervalForResource: wire.timeoutIntervalForResource,
-                sha256: wire.sha256, method: wire.method, headers: wire.headers, secretHeaderNames: wire.secretHeaders))
+                sha256: wire.sha256, method: wire.method, headers: wire.headers, secretHeaderNames: wire.secretHeaders,
+                asksBeforeDelayedBegin: wire.asksBeforeDelayedBegin ?? false))
         case .transferCancel:
             action = .transferCancel(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .transferPause:
@@ -202,6 +207,11 @@ public struct Command: Codable, Hashable, Sendable {
             // Checked by the scheduler (``CallReport/problem``), which refuses it with the reason.
             action = .reportCall(CallReport(app: try need(wire.app, "app"), uuid: try need(wire.callUUID, "callUUID"),
                                             handle: try need(wire.handle, "handle"), notifier: wire.notifier))
+        case .transferAnswer:
+            action = .transferAnswer(DelayedRequestAnswer(
+                app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"),
+                disposition: try need(wire.disposition, "disposition"), url: wire.url, headers: wire.headers,
+                secretHeaderNames: wire.secretHeaders))
         }
     }
 
@@ -267,6 +277,7 @@ public struct Command: Codable, Hashable, Sendable {
             wire.method = request.method
             wire.headers = request.headers
             wire.secretHeaders = request.secretHeaderNames
+            wire.asksBeforeDelayedBegin = request.asksBeforeDelayedBegin ? true : nil
         case .transferCancel(let app, let identifier), .transferPause(let app, let identifier),
              .transferResume(let app, let identifier), .transferAcknowledge(let app, let identifier):
             wire.app = app
@@ -292,87 +303,15 @@ public struct Command: Codable, Hashable, Sendable {
             wire.callUUID = report.uuid
             wire.handle = report.handle
             wire.notifier = report.notifier
+        case .transferAnswer(let answer):
+            wire.app = answer.app
+            wire.identifier = answer.identifier
+            wire.disposition = answer.disposition
+            wire.url = answer.url
+            wire.headers = answer.headers
+            wire.secretHeaders = answer.secretHeaderNames
         }
         try wire.encode(to: encoder)
-    }
-}
-
-/// What a command asks for.
-public enum CommandAction: Hashable, Sendable {
-    case submit(SubmitRequest)
-    case cancel(app: Identifier, identifier: Identifier)
-    case cancelAll(app: Identifier)
-    /// `_simulateLaunchForTaskWithIdentifier:`; the app may be left out when the identifier is unique.
-    case simulateLaunch(identifier: Identifier, app: Identifier?)
-    /// `_simulateExpirationForTaskWithIdentifier:`.
-    case simulateExpiration(identifier: Identifier, app: Identifier?)
-    /// `setTaskCompleted(success:)`.
-    case complete(app: Identifier, identifier: Identifier, success: Bool)
-    /// `beginBackgroundTask(withName:)` for the process `pid`.
-    case beginFinishing(app: Identifier, name: String?, pid: Int32)
-    case setAppEnabled(app: Identifier, enabled: Bool)
-    case setConditions(ConditionOverrides)
-    case clearConditions
-    /// A running process of `app` has registered handlers for `identifiers` and takes tasks as
-    /// they come due (the app library sends this when launching has finished).
-    /// `acceptsPushes`: it registered a push handler, and background pushes of the app go to it
-    /// too; `acceptsVoIPPushes`: it registered for VoIP pushes, and those go to it.
-    case attach(app: Identifier, pid: Int32, identifiers: [Identifier], acceptsPushes: Bool = false,
-                acceptsVoIPPushes: Bool = false)
-    /// The process is going away: hand it nothing more.
-    case detach(app: Identifier, pid: Int32)
-    /// A background download or upload for the scheduler to carry.
-    case transferCreate(TransferRequest)
-    case transferCancel(app: Identifier, identifier: Identifier)
-    case transferPause(app: Identifier, identifier: Identifier)
-    case transferResume(app: Identifier, identifier: Identifier)
-    /// The app has heard how a transfer ended: its record can go.
-    case transferAcknowledge(app: Identifier, identifier: Identifier)
-    /// A background push for the app (`bgctl push`, a push subscription): delivered now, held,
-    /// coalesced or dropped by the rules of `docs/scheduling.md#background-pushes`.
-    case push(PushRequest)
-    /// The app's push handler finished (`UIBackgroundFetchResult`): completes the push's task.
-    case answerPush(app: Identifier, identifier: Identifier, result: FetchResult)
-    /// A person used the app at these times (`bgctl app used`, `bgctl usage import`, the library
-    /// when a process a person started finishes launching): the usage prediction learns from them.
-    case appUsed(app: Identifier, uses: [Date])
-    /// The app reported an incoming call (CallKit's `reportNewIncomingCall`), as a VoIP push
-    /// obliges it to: see `docs/scheduling.md#voip-pushes`.
-    case reportCall(CallReport)
-
-    /// The `type` written on disk.
-    public enum Name: String, Codable, Sendable, CaseIterable {
-        case submit, cancel, cancelAll, simulateLaunch, simulateExpiration, complete, beginFinishing
-        case setAppEnabled, setConditions, clearConditions, attach, detach
-        case transferCreate, transferCancel, transferPause, transferResume, transferAcknowledge
-        case push, answerPush, appUsed
-        case reportCall
-    }
-
-    public var name: Name {
-        switch self {
-        case .submit: return .submit
-        case .cancel: return .cancel
-        case .cancelAll: return .cancelAll
-        case .simulateLaunch: return .simulateLaunch
-        case .simulateExpiration: return .simulateExpiration
-        case .complete: return .complete
-        case .beginFinishing: return .beginFinishing
-        case .setAppEnabled: return .setAppEnabled
-        case .setConditions: return .setConditions
-        case .clearConditions: return .clearConditions
-        case .attach: return .attach
-        case .detach: return .detach
-        case .transferCreate: return .transferCreate
-        case .transferCancel: return .transferCancel
-        case .transferPause: return .transferPause
-        case .transferResume: return .transferResume
-        case .transferAcknowledge: return .transferAcknowledge
-        case .push: return .push
-        case .answerPush: return .answerPush
-        case .appUsed: return .appUsed
-        case .reportCall: return .reportCall
-        }
     }
 }
 

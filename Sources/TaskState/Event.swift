@@ -44,6 +44,13 @@ public struct Event: Codable, Hashable, Sendable {
         case voipBlocked
         /// A person used an app whose VoIP pushes were dropped: it gets them again.
         case voipUnblocked
+        /// A delayed transfer whose app wants to be asked (`willBeginDelayedRequest`) is ready to
+        /// begin: the scheduler asked the app, and waits for its answer.
+        case transferAsked
+        /// The app answered: `reason` is `continue`, `cancel` or `new`.
+        case transferAnswered
+        /// No answer came in time: the transfer begins with its request as made.
+        case transferAnswerTimedOut
     }
 
     public var time: Date

@@ -72,6 +72,18 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     public var headers: [TransferHeader]?
     /// Names of headers that are secrets besides ``TransferHeaderRules/alwaysSecret``.
     public var secretHeaderNames: [String]?
+    /// The app's session delegate implements `willBeginDelayedRequest`: before this transfer's
+    /// first attempt, once its `earliestBeginDate` has passed, the scheduler asks the app.
+    public var asksBeforeDelayedBegin: Bool?
+    /// When the scheduler asked the app about the delayed begin; no byte goes out until it
+    /// answers or ``delayedRequestAnswerBy`` passes (the `awaitingAnswer` blocker).
+    public var delayedRequestAskedAt: Date?
+    /// When an unanswered question is given up on, and the transfer begins as made.
+    public var delayedRequestAnswerBy: Date?
+    /// When the scheduler launched the app (reason `urlSession`) to ask it; once per question.
+    public var delayedRequestLaunchedAt: Date?
+    /// How the question ended; `nil` while none was asked or it waits for an answer.
+    public var delayedRequestOutcome: DelayedRequestOutcome?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: Direction,
                 url: String, state: State, bytesTransferred: Int64 = 0, bytesExpected: Int64? = nil,

@@ -32,6 +32,9 @@ public struct TransferRequest: Hashable, Sendable {
     public var headers: [TransferHeader]?
     /// Names of headers that are secrets besides `Authorization`, `Proxy-Authorization` and `Cookie`.
     public var secretHeaderNames: [String]?
+    /// The app wants to be asked before the transfer begins, once its `earliestBeginDate` has
+    /// passed (`willBeginDelayedRequest`); without an `earliestBeginDate` nothing is asked.
+    public var asksBeforeDelayedBegin: Bool
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: TransferRecord.Direction,
                 url: String, destination: String? = nil, sourceFile: String? = nil, earliestBeginDate: Date? = nil,
@@ -39,7 +42,7 @@ public struct TransferRequest: Hashable, Sendable {
                 countOfBytesClientExpectsToSend: Int64? = nil, countOfBytesClientExpectsToReceive: Int64? = nil,
                 timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil,
                 sha256: String? = nil, method: String? = nil, headers: [TransferHeader]? = nil,
-                secretHeaderNames: [String]? = nil) {
+                secretHeaderNames: [String]? = nil, asksBeforeDelayedBegin: Bool = false) {
         self.app = app
         self.identifier = identifier
         self.session = session
@@ -58,6 +61,7 @@ public struct TransferRequest: Hashable, Sendable {
         self.method = method
         self.headers = headers
         self.secretHeaderNames = secretHeaderNames
+        self.asksBeforeDelayedBegin = asksBeforeDelayedBegin
     }
 
     public var key: TaskKey { TaskKey(app: app, identifier: identifier) }

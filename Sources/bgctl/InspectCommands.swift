@@ -65,8 +65,10 @@ struct List: ParsableCommand {
         var transfers = TextTable("APP", "IDENTIFIER", "DIRECTION", "STATE", "BYTES", "URL")
         for transfer in listing.transfers {
             let expected = transfer.bytesExpected.map { "/\($0)" } ?? ""
+            let asking = transfer.blockers.contains(.awaitingAnswer)
+                ? " (asking app until \(transfer.delayedRequestAnswerBy.map { TimeOfDay.text($0, timeZone: .current, now: now) } ?? "-"))" : ""
             transfers.add(transfer.app.rawValue, transfer.identifier.rawValue, transfer.direction.rawValue,
-                          transfer.state.rawValue, "\(transfer.bytesTransferred)\(expected)", transfer.url)
+                          transfer.state.rawValue + asking, "\(transfer.bytesTransferred)\(expected)", transfer.url)
         }
         print("PENDING REQUESTS (\(listing.requests.count))")
         if !listing.requests.isEmpty { print(pending.render()) }

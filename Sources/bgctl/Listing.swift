@@ -71,6 +71,11 @@ struct Listing: Encodable {
         var method: String?
         /// The request's header fields, secret values shown as `redacted`; left out when none.
         var headers: [TransferHeader]?
+        /// `willBeginDelayedRequest`: when the app was asked, until when its answer is waited
+        /// for, and how the question ended; each left out when there is none.
+        var delayedRequestAskedAt: Date?
+        var delayedRequestAnswerBy: Date?
+        var delayedRequestOutcome: DelayedRequestOutcome?
     }
 
     struct Push: Encodable {
@@ -129,7 +134,8 @@ struct Listing: Encodable {
                      retries: transfer.retries, retryAt: transfer.retryAt, lastError: transfer.lastError,
                      blockers: transfer.state == .waiting ? state.transferBlockers(for: transfer, at: now) : [],
                      sha256: transfer.sha256, relaunchDelayUntil: transfer.relaunchDelayUntil, method: transfer.method,
-                     headers: transfer.redactedHeaders)
+                     headers: transfer.redactedHeaders, delayedRequestAskedAt: transfer.delayedRequestAskedAt,
+                     delayedRequestAnswerBy: transfer.delayedRequestAnswerBy, delayedRequestOutcome: transfer.delayedRequestOutcome)
         }
         pushes = snapshot.pushes.sorted { ($0.app, $0.receivedAt, $0.id) < ($1.app, $1.receivedAt, $1.id) }.map { push in
             Push(app: push.app, id: push.id, priority: push.priority.rawValue, receivedAt: push.receivedAt,

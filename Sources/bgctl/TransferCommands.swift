@@ -6,8 +6,9 @@ import TaskState
 struct TransferCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transfer",
-        abstract: "Hand a download or upload to the scheduler, or cancel, pause or resume one.",
-        subcommands: [Download.self, Upload.self, CancelTransfer.self, PauseTransfer.self, ResumeTransfer.self])
+        abstract: "Hand a download or upload to the scheduler, or cancel, pause, resume or answer about one.",
+        subcommands: [Download.self, Upload.self, CancelTransfer.self, PauseTransfer.self, ResumeTransfer.self,
+                      AnswerTransfer.self])
 
     /// What both directions take.
     struct Options: ParsableArguments {
