@@ -36,6 +36,8 @@ struct TransferCommand: ParsableCommand {
         var secretHeaders: [String] = []
         @Option(help: "The HTTP method: GET or POST for a download (default GET); PUT, POST or PATCH for an upload (default PUT).")
         var method: String?
+        @Flag(help: "With --earliest: ask before it begins (willBeginDelayedRequest); answer with 'bgctl transfer answer'.")
+        var askBeforeBegin = false
 
         func request(direction: TransferRecord.Direction, url: String, destination: String?, sourceFile: String?,
                      sha256: String? = nil) throws -> TransferRequest {
@@ -48,6 +50,9 @@ struct TransferCommand: ParsableCommand {
             let expectedBytes = try expectedBytes.map {
                 try NumberArgument.whole($0, option: "--expected-bytes", in: NumericBounds.expectedBytes, unit: " of bytes")
             }
+            guard !askBeforeBegin || earliest != nil else {
+                throw ValidationError("--ask-before-begin needs --earliest: only a delayed transfer is asked about")
+            }
             let fields = try TransferHeaderArguments.parse(headers, secretNames: secretHeaders, method: method, direction: direction)
             return TransferRequest(
                 app: try identifier(app, "app"), identifier: try identifier(id, "identifier"), session: session,
@@ -58,7 +63,7 @@ struct TransferCommand: ParsableCommand {
                 countOfBytesClientExpectsToReceive: direction == .download ? expectedBytes : nil,
                 timeoutIntervalForRequest: requestTimeout, timeoutIntervalForResource: resourceTimeout,
                 sha256: sha256, method: method, headers: fields.isEmpty ? nil : fields,
-                secretHeaderNames: secretHeaders.isEmpty ? nil : secretHeaders)
+                secretHeaderNames: secretHeaders.isEmpty ? nil : secretHeaders, asksBeforeDelayedBegin: askBeforeBegin)
         }
     }
 

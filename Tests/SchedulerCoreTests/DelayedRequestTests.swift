@@ -79,6 +79,8 @@ struct DelayedRequestTests {
         #expect(started.map(\.url) == ["http://127.0.0.1:8080/old"])
         #expect(started.first?.headers == [TransferHeader(name: "Authorization", value: "Bearer old-token")])
         #expect(state.transfer("d")?.delayedRequestOutcome == .continued)
+        #expect(state.run(answer(.cancel), at: at(62)).outcome.error?.message
+                == "transfer d of com.example.news is not waiting for an answer: it was answered already")
         #expect(state.takeChanges().events.contains { $0.type == .transferAnswered && $0.reason == "continue" })
     }
 

@@ -338,6 +338,10 @@ if mode == "voip" {
     exit(0)
 }
 
+if mode == "ask" {
+    await runAskMode(Array(arguments.dropFirst()), answer: option("answer") ?? "continue", stay: options.contains("--stay"))
+}
+
 if mode == "serve" {
     // An app with a life of its own: it attaches and takes tasks as they come due, until killed.
     for id in identifiers {
