@@ -39,6 +39,7 @@ struct LaunchScopeTests {
             .answerPush(app: app, identifier: identifier, result: .newData),
             .appUsed(app: app, uses: [t0]),
             .reportCall(CallReport(app: app, uuid: "6F1C2A3B-0D4E-4F5A-8B6C-7D8E9FA0B1C2", handle: "alice")),
+            .transferAnswer(DelayedRequestAnswer(app: app, identifier: identifier, disposition: .cancel)),
         ]
     }
 

@@ -52,6 +52,14 @@ struct CommandTests {
         .push(PushRequest(app: app, source: "bgctl", type: .voip)),
         .reportCall(CallReport(app: app, uuid: "6F1C2A3B-0D4E-4F5A-8B6C-7D8E9FA0B1C2", handle: "+1 (555) 010-2030", notifier: "dbus")),
         .reportCall(CallReport(app: app, uuid: "6F1C2A3B-0D4E-4F5A-8B6C-7D8E9FA0B1C2", handle: "sip:bob@example.org")),
+        .transferCreate(TransferRequest(app: app, identifier: ident("later"), direction: .download, url: "https://example.com/later",
+                                        destination: "later", earliestBeginDate: referenceDate.addingTimeInterval(3600),
+                                        asksBeforeDelayedBegin: true)),
+        .transferAnswer(DelayedRequestAnswer(app: app, identifier: ident("later"), disposition: .continue)),
+        .transferAnswer(DelayedRequestAnswer(app: app, identifier: ident("later"), disposition: .new, url: "https://example.com/v2",
+                                             headers: [TransferHeader(name: "Authorization", value: "Bearer x")],
+                                             secretHeaderNames: ["X-Key"])),
+        .transferAnswer(DelayedRequestAnswer(app: app, identifier: ident("later"), disposition: .new, headers: [])),
     ]
 
     @Test("every action survives encode and decode", arguments: actions)
@@ -76,7 +84,7 @@ struct CommandTests {
         let contract: Set<String> = ["submit", "cancel", "cancelAll", "simulateLaunch", "simulateExpiration", "complete",
                                      "beginFinishing", "setAppEnabled", "setConditions", "clearConditions", "attach", "detach",
                                      "transferCreate", "transferCancel", "transferPause", "transferResume", "transferAcknowledge",
-                                     "push", "answerPush", "appUsed", "reportCall"]
+                                     "push", "answerPush", "appUsed", "reportCall", "transferAnswer"]
         #expect(covered == contract)
     }
 
