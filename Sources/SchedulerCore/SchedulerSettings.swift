@@ -92,6 +92,11 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
     /// delayed transfer begins as made (`transferAnswerTimedOut`). See
     /// `docs/scheduling.md#asking-before-a-delayed-transfer-begins`.
     public var delayedRequestAnswerSeconds: Double = 30
+    /// `logs/<app>.log` is rotated (to `.1`, `.2`, …) at a launch that finds it this big and no
+    /// process of the app running. See `docs/configuration.md`.
+    public var appLogMaximumBytes: Int = 10 << 20
+    /// How many rotated logs of an app are kept besides the current one.
+    public var appLogKeptFiles: Int = 3
 
     public init() {}
 
@@ -109,6 +114,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         case voipReportSeconds, voipStrikes
         case processingRecentUseDays
         case delayedRequestAnswerSeconds
+        case appLogMaximumBytes, appLogKeptFiles
     }
 
     public init(from decoder: any Decoder) throws {
@@ -151,6 +157,8 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         try read(.voipStrikes, &voipStrikes)
         try read(.processingRecentUseDays, &processingRecentUseDays)
         try read(.delayedRequestAnswerSeconds, &delayedRequestAnswerSeconds)
+        try read(.appLogMaximumBytes, &appLogMaximumBytes)
+        try read(.appLogKeptFiles, &appLogKeptFiles)
     }
 
     /// The delay before attempt `retries + 1` of a transfer that failed transiently.
@@ -245,6 +253,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
             ("maxConcurrentLaunches", maxConcurrentLaunches, 1...1024),
             ("pushBudgetPerHour", pushBudgetPerHour, 1...3600), ("memoryLimitMiB", memoryLimitMiB, 0...(1 << 24)),
             ("voipStrikes", voipStrikes, 1...100),
+            ("appLogMaximumBytes", appLogMaximumBytes, 4096...(1 << 40)), ("appLogKeptFiles", appLogKeptFiles, 1...1000),
         ]
         for (name, value, range) in counts where !range.contains(value) {
             throw SettingsError(path: path, reason: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")

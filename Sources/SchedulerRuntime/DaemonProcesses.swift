@@ -23,8 +23,13 @@ extension SchedulerDaemon {
             state.releaseAttachment(of: plan.app, pid: target.pid, reason: "gone", now: now)
             plan.handOver = nil
         }
+        rotateLog(of: plan.app, now: now)
         switch launcher.launch(plan) {
         case .success(let launched):
+            if let problem = launched.logProblem {
+                state.record(Event(time: now, type: .appLogProblem, app: plan.app, pid: launched.pid,
+                                   message: "\(plan.app): \(problem); launch \(plan.launchID) runs on, its output may be lost"))
+            }
             children.insert(launched.pid)
             handles.holdChild(launched.pid)
             monitor.place(launched.pid, launchID: plan.launchID)
@@ -36,6 +41,17 @@ extension SchedulerDaemon {
             state.recordLaunchFailure(plan, reason: error.message, now: now)
             logger.error("\(error)")
             return .failure(error)
+        }
+    }
+
+    /// Rotates the app's log when it has reached its cap and no process of the app could be
+    /// writing to it (see ``AppLogRotation``).
+    private func rotateLog(of app: Identifier, now: Date) {
+        guard !state.processes.values.contains(where: { $0.app == app }) else { return }
+        let outcome = AppLogRotation.rotate(paths.appLog(app), maximumBytes: state.settings.appLogMaximumBytes,
+                                            kept: state.settings.appLogKeptFiles)
+        if case .failed(let reason) = outcome {
+            state.record(Event(time: now, type: .appLogProblem, app: app, message: "\(app): its log was not rotated: \(reason)"))
         }
     }
 

@@ -20,6 +20,8 @@ struct ProcessLauncher {
         var startTicks: UInt64?
         /// Where the launch's marker line, and so its output, starts in the app's log.
         var logOffset: Int64?
+        /// Why the log could not be opened or its marker written, in one line; `nil` when it was.
+        var logProblem: String?
     }
 
     /// Runs the manifest's executable in its own process group, with the `BGTASK_*` environment,
@@ -42,9 +44,19 @@ struct ProcessLauncher {
         let logPath = paths.appLog(plan.app)
         // Never blocks (a FIFO there would hang the scheduler in open(2)); anything but a regular
         // file is not used, and the process inherits the scheduler's own output instead.
-        let log = (try? RegularFile.open(logPath, O_WRONLY | O_APPEND | O_CREAT)) ?? -1
+        var logProblem: String?
+        let log: Int32
+        do {
+            log = try RegularFile.open(logPath, O_WRONLY | O_APPEND | O_CREAT)
+        } catch {
+            log = -1
+            logProblem = "cannot open logs/\(plan.app).log: \(error)"
+        }
         defer { if log >= 0 { close(log) } }
         let logOffset = log >= 0 ? Self.writeMarker(of: plan, to: log) : nil
+        if log >= 0 && logOffset == nil {
+            logProblem = "cannot write to logs/\(plan.app).log: \(String(cString: strerror(errno)))"
+        }
 
         let pid: pid_t
         switch ProcessSpawn.start(manifest.executable, arguments: manifest.arguments, environment: environment,
@@ -52,7 +64,7 @@ struct ProcessLauncher {
         case .success(let started): pid = started
         case .failure(let error): return .failure(.launchFailed("cannot start \(manifest.executable): \(error)"))
         }
-        return .success(Launched(pid: pid, startTicks: Self.startTicks(of: pid), logOffset: logOffset))
+        return .success(Launched(pid: pid, startTicks: Self.startTicks(of: pid), logOffset: logOffset, logProblem: logProblem))
     }
 
     /// Appends the launch's marker line to its log and returns the offset it was written at. With

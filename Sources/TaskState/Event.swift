@@ -51,6 +51,9 @@ public struct Event: Codable, Hashable, Sendable {
         case transferAnswered
         /// No answer came in time: the transfer begins with its request as made.
         case transferAnswerTimedOut
+        /// An app's log (`logs/<app>.log`) could not be rotated or written (a full disk, a file
+        /// that is not a regular file): the launch goes on, its output may be lost.
+        case appLogProblem
     }
 
     public var time: Date

@@ -71,6 +71,8 @@ public struct StatePaths: Sendable, Hashable {
     public func downloads(of app: Identifier) -> String { "\(downloads)/\(app)" }
     public func outcome(_ commandID: String) -> String { "\(outcomes)/\(commandID).json" }
     public func appLog(_ id: Identifier) -> String { "\(logs)/\(id).log" }
+    /// `logs/<app>.log.<n>`: the `n`-th newest rotated log of the app (1 is the newest).
+    public func rotatedAppLog(_ id: Identifier, _ n: Int) -> String { "\(appLog(id)).\(n)" }
 
     /// The folders the scheduler creates at start.
     public var directories: [String] {
