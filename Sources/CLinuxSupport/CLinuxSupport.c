@@ -40,9 +40,10 @@ int bg_timerfd_set_absolute(int fd, int64_t seconds, int64_t nanoseconds) {
         spec.it_value.tv_sec = (time_t)seconds;
         spec.it_value.tv_nsec = (long)nanoseconds;
     }
-    // TFD_TIMER_CANCEL_ON_SET is not used: a clock change only makes the next wake early or late,
-    // and the scheduler re-plans from the real time whenever it wakes.
-    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+    // TFD_TIMER_CANCEL_ON_SET: a wall-clock change (date -s, NTP stepping it) wakes the waiter
+    // at once (read fails with ECANCELED), so the scheduler moves running deadlines with it and
+    // re-plans from the new time, instead of waking early or late.
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL);
 }
 
 void bg_timerfd_drain(int fd) {
@@ -229,6 +230,12 @@ int bg_timerfd_set_relative(int fd, int64_t nanoseconds) {
         spec.it_value.tv_nsec = (long)(nanoseconds % 1000000000);
     }
     return timerfd_settime(fd, 0, &spec, NULL);
+}
+
+double bg_boottime_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
 double bg_monotonic_seconds(void) {

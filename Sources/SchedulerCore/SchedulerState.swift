@@ -36,6 +36,10 @@ public struct SchedulerState: Sendable {
     /// their `transferPaused` event waits for the bytes the attempt left on disk.
     var pausesAwaitingEnd: [TaskKey: String?] = [:]
 
+    /// The clocks at the last turn (``noteClocks(_:)``); not kept on disk: a new scheduler cannot
+    /// know what happened while none ran.
+    var lastClockReading: ClockReading?
+
     /// What changed since the last ``takeChanges()``.
     public internal(set) var changes = ChangeSet()
 

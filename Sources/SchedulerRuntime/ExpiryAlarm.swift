@@ -52,7 +52,9 @@ final class ExpiryAlarm: Sendable {
         self.paths = paths
         self.graceSeconds = graceSeconds
         self.notifier = notifier
-        timer = bg_timerfd_create()
+        // Monotonic: it stops while the machine sleeps, so a budget counts awake time, and a
+        // wall-clock change does not fire it (the loop moves the deadlines, then updates it).
+        timer = bg_timerfd_create_monotonic()
         guard timer >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "expiry alarm", errno: errno) }
         wakePipe = try WakePipe()
         let thread = Thread { [self] in
@@ -177,7 +179,14 @@ final class ExpiryAlarm: Sendable {
         return shared.fired.count > firedBefore
     }
 
+    /// Arms the timer for `date` as awake time from now (a date past fires at once).
     private func arm(at date: Date?) {
-        KernelWait.arm(timer, at: date)
+        guard let date else {
+            bg_timerfd_set_relative(timer, 0)
+            return
+        }
+        let seconds = date.timeIntervalSinceNow
+        let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), 10 * 365 * 86_400)
+        bg_timerfd_set_relative(timer, max(1, Int64(clamped * 1_000_000_000)))
     }
 }

@@ -213,6 +213,9 @@ public final class SchedulerDaemon {
     // MARK: - One turn of the loop
 
     private func turn(_ now: Date, wake: KernelWait.Wake) throws {
+        // First: after a suspend or a clock change, running deadlines move before anything is
+        // expired by them.
+        state.noteClocks(ClockReading(wall: now, awake: bg_monotonic_seconds(), sinceBoot: bg_boottime_seconds()))
         // A budget that ran out is acted on before anything else the wake brought (but after the
         // inbox the last scheduler left: see `drainingStartupInbox`).
         if !drainingStartupInbox { expireDueTasks(now: now) }

@@ -54,6 +54,10 @@ public struct Event: Codable, Hashable, Sendable {
         /// An app's log (`logs/<app>.log`) could not be rotated or written (a full disk, a file
         /// that is not a regular file): the launch goes on, its output may be lost.
         case appLogProblem
+        /// The machine was suspended or its wall clock was set (`reason` `suspend` or
+        /// `clockJump`): running tasks' deadlines moved with the wall clock, so budgets count
+        /// awake time; the message says by how much and what came due meanwhile.
+        case clockChanged
     }
 
     public var time: Date

@@ -67,6 +67,8 @@ int bg_signal_to_pipe(int signal, int fd);
 int bg_timerfd_create_monotonic(void);
 /// Arms a timer for `nanoseconds` from now; 0 disarms it.
 int bg_timerfd_set_relative(int fd, int64_t nanoseconds);
+/// CLOCK_BOOTTIME in seconds: time since boot, suspend included.
+double bg_boottime_seconds(void);
 /// CLOCK_MONOTONIC now, in seconds.
 double bg_monotonic_seconds(void);
 /// prctl(PR_SET_CHILD_SUBREAPER, 1): orphaned descendants are reparented to this process (so it
