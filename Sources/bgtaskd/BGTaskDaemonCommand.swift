@@ -37,11 +37,15 @@ struct BGTaskDaemonCommand: ParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let stateDirectory = Locations.stateDirectory(flag: state)
         let configDirectory = Locations.configDirectory(flag: config)
+        // Read (and unset, so launched apps do not inherit it) before anything is started.
+        let service = ServiceNotification.fromEnvironment(logger: logger)
         let daemon: SchedulerDaemon
         do {
-            daemon = try SchedulerDaemon(stateDirectory: stateDirectory, configDirectory: configDirectory, logger: logger)
+            daemon = try SchedulerDaemon(stateDirectory: stateDirectory, configDirectory: configDirectory, logger: logger,
+                                         service: service)
         } catch {
             FileHandle.standardError.write(Data("bgtaskd: \(error.description)\n".utf8))
+            service?.failed("cannot start: \(error.description)")
             throw ExitCode(1)
         }
         logger.info("scheduling from \(stateDirectory) with apps from \(configDirectory)/apps")
