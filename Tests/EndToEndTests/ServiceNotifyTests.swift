@@ -77,6 +77,25 @@ import Glibc
         #expect(!listener.messages.contains("WATCHDOG=1"), "\(listener.messages)")
     }
 
+    @Test func aNotifiedSchedulerWithoutAWatchdogDoesNotWakeUp() throws {
+        let env = try TestEnvironment()
+        try env.addApp("com.example.idle", identifiers: ["com.example.idle.refresh"], script: "exit 0\n")
+        let listener = try NotifyListener(path: env.root + "/notify.sock")
+        let daemon = try DaemonProcess(environment: env, extra: ["NOTIFY_SOCKET": listener.name])
+        defer { daemon.stop() }
+        try listener.next("READY=1") { $0.hasPrefix("READY=1") }
+        #expect(try env.bgctl("submit", "--app", "com.example.idle", "--id", "com.example.idle.refresh", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        // Sent once the second since READY is up: after it, nothing is due but the request's timer.
+        try listener.next("the new count") { $0 == "STATUS=1 pending, 0 running, 0 transfers" }
+        usleep(200_000)
+        let before = contextSwitches(of: daemon.pid)
+        usleep(2_000_000)
+        let after = contextSwitches(of: daemon.pid)
+        #expect(before > 0)
+        #expect(after == before, "bgtaskd woke \(after - before) times in 2 s while idle")
+    }
+
     @Test func anAbstractNotifySocketIsReached() throws {
         let env = try TestEnvironment()
         let listener = try NotifyListener(abstractName: "bgtop-notify-\(getpid())-\(UUID().uuidString.prefix(8))")
