@@ -106,15 +106,20 @@ struct ManualPage {
         return Self.argument(String(name.spelled.dropFirst()))
     }
 
-    /// Paragraphs of text lines, `.Pp` between paragraphs.
+    /// Paragraphs of text lines, `.Pp` between paragraphs. A paragraph laid out in columns (a
+    /// line indented, or with a run of blanks inside, as in bgtop's key table) is kept as it is
+    /// in a literal display, which filling would run together.
     private static func paragraphs(_ text: String?) -> [String] {
         guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
         var lines: [String] = []
         for (index, paragraph) in text.components(separatedBy: "\n\n").enumerated() {
+            let paragraphLines = paragraph.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            guard !paragraphLines.isEmpty else { continue }
             if index > 0 { lines.append(".Pp") }
-            for line in paragraph.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-                lines.append(textLine(String(line)))
-            }
+            let columns = paragraphLines.contains { $0.hasPrefix(" ") || $0.trimmingCharacters(in: .whitespaces).contains("  ") }
+            if columns { lines.append(".Bd -literal -offset indent") }
+            lines += paragraphLines.map { textLine(String($0)) }
+            if columns { lines.append(".Ed") }
         }
         return lines
     }
