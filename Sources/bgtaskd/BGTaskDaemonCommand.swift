@@ -14,6 +14,8 @@ struct BGTaskDaemonCommand: ParsableCommand {
         Runs in the foreground until SIGTERM or SIGINT. One scheduler per state directory.
         State: --state, else $BGTASK_STATE_DIR, else $XDG_STATE_HOME/bgtask.
         Config (apps/*.json manifests, settings.json): --config, else $BGTASK_CONFIG_DIR, else $XDG_CONFIG_HOME/bgtask.
+        Under a service manager (systemd Type=notify) it reports readiness, its counts, watchdog pings and its stop \
+        through $NOTIFY_SOCKET; see docs/service.md. bgctl install writes such a unit.
         """,
         version: SchedulerDaemon.version)
 
