@@ -50,6 +50,8 @@ public final class ServiceNotification {
     private var nextPingAt: Double?
     private var sentCounts: Counts?
     private var lastStatusAt = -Double.infinity
+    /// Counts changed but not yet reported (the last report is under a second old).
+    private var heldCounts = false
     private var sendFailureLogged = false
 
     /// A notifier for `socket`, pinging every `watchdogInterval` seconds when given.
@@ -112,9 +114,6 @@ public final class ServiceNotification {
         heldCounts = counts != sentCounts
         return nextDeadline
     }
-
-    /// Counts changed but not yet reported.
-    private var heldCounts = false
 
     /// When (monotonic seconds) the loop must next call ``turnEnded(_:now:)`` even if nothing
     /// else wakes it: the next ping, or the end of the second that holds back changed counts.
