@@ -21,6 +21,8 @@ final class KernelWait {
         var notified = false
         /// The resource monitor's sampling timer fired.
         var samplingDue = false
+        /// The service manager is due a watchdog ping or held-back counts (``ServiceNotification``).
+        var serviceDue = false
     }
 
     let watcher: ChangeWatcher
@@ -28,6 +30,8 @@ final class KernelWait {
     private let timerDescriptor: Int32
     /// A monotonic timer armed only while the resource monitor has launches to sample.
     private let samplingDescriptor: Int32
+    /// A monotonic timer armed only when a service manager is due something (``ServiceNotification``).
+    private let serviceDescriptor: Int32
     private var pidDescriptors: [Int32: Int32] = [:]
     /// A pipe another thread writes to, to stop a scheduler that runs inside another program.
     private let stopPipe: WakePipe
@@ -53,6 +57,8 @@ final class KernelWait {
         guard timerDescriptor >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "bgtaskd", errno: errno) }
         samplingDescriptor = bg_timerfd_create_monotonic()
         guard samplingDescriptor >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "bgtaskd", errno: errno) }
+        serviceDescriptor = bg_timerfd_create_monotonic()
+        guard serviceDescriptor >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "bgtaskd", errno: errno) }
         watcher = try ChangeWatcher()
         stopPipe = try WakePipe()
         notifyPipe = try WakePipe()
@@ -70,6 +76,7 @@ final class KernelWait {
         close(signalDescriptor)
         close(timerDescriptor)
         close(samplingDescriptor)
+        close(serviceDescriptor)
         for descriptor in pidDescriptors.values { close(descriptor) }
     }
 
@@ -86,6 +93,17 @@ final class KernelWait {
         }
         let clamped = seconds.isFinite ? min(max(seconds, 0.001), 3600) : 0.001
         bg_timerfd_set_relative(samplingDescriptor, Int64(clamped * 1_000_000_000))
+    }
+
+    /// Arms the service timer for `deadline` (CLOCK_MONOTONIC seconds), or disarms it (`nil`).
+    func armService(at deadline: Double?) {
+        guard let deadline else {
+            bg_timerfd_set_relative(serviceDescriptor, 0)
+            return
+        }
+        let seconds = deadline - bg_monotonic_seconds()
+        let clamped = seconds.isFinite ? min(max(seconds, 0.001), 3600) : 0.001
+        bg_timerfd_set_relative(serviceDescriptor, Int64(clamped * 1_000_000_000))
     }
 
     /// Arms the absolute timerfd `timer` for `date`, or disarms it (`nil`).
@@ -119,6 +137,7 @@ final class KernelWait {
         poll.watch(.changes, watcher.descriptor)
         poll.watch(.timer, timerDescriptor)
         poll.watch(.sampling, samplingDescriptor)
+        poll.watch(.service, serviceDescriptor)
         poll.watch(.stop, stopPipe.readEnd)
         poll.watch(.notify, notifyPipe.readEnd)
         for (pid, descriptor) in pidDescriptors { poll.watch(.exit(pid), descriptor) }
@@ -141,6 +160,10 @@ final class KernelWait {
             bg_timerfd_drain(samplingDescriptor)
             wake.samplingDue = true
         }
+        if ready.contains(.service) {
+            bg_timerfd_drain(serviceDescriptor)
+            wake.serviceDue = true
+        }
         if ready.contains(.stop) { wake.stopRequested = true }
         if ready.contains(.notify) {
             notifyPipe.drain()
@@ -155,7 +178,7 @@ final class KernelWait {
 
     /// What the loop sleeps on.
     private enum Source: Hashable {
-        case signals, changes, timer, stop, notify, sampling
+        case signals, changes, timer, stop, notify, sampling, service
         /// A watched process (by its pidfd) ended.
         case exit(Int32)
 

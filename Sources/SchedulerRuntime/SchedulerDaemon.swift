@@ -75,6 +75,8 @@ public final class SchedulerDaemon {
     var drainingStartupInbox = true
     var lastProbe: Date
     private var stopping = false
+    /// The service manager that started the scheduler (`Type=notify`), if any.
+    let service: ServiceNotification?
 
     /// Takes the lock, recovers from a crash if needed, loads state and adopts live tasks.
     ///
@@ -87,10 +89,14 @@ public final class SchedulerDaemon {
     /// makes a cgroup subtree for the launches under its own cgroup (``LaunchCgroups``), also when
     /// the scheduler runs on a thread of another program: orphans of its launches must come back
     /// to it to be reaped and ended. Such a program must not reap children itself.
+    ///
+    /// `service` is told when the scheduler is ready, what it holds, and when it stops
+    /// (``ServiceNotification``); only `bgtaskd` run by a service manager has one.
     public init(stateDirectory: String, configDirectory: String, logger: Logger,
                 probe: ConditionsProbe = ConditionsProbe(), signals: [Int32] = [SIGCHLD, SIGTERM, SIGINT, SIGHUP],
-                now: Date = Date()) throws(StartError) {
+                now: Date = Date(), service: ServiceNotification? = nil) throws(StartError) {
         paths = StatePaths(root: stateDirectory)
+        self.service = service
         self.configDirectory = configDirectory
         self.logger = logger
         self.probe = probe
@@ -177,10 +183,14 @@ public final class SchedulerDaemon {
             // Started here, not at init: a scheduler that never runs opens no stream.
             pushSubscriptions.follow(state.catalog.manifests)
             try turn(Date(), wake: KernelWait.Wake())
+            service?.ready(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
             while !stopping {
+                if let service { wait.armService(at: service.nextDeadline) }
                 let wake = wait.wait()
                 try turn(Date(), wake: wake)
+                service?.turnEnded(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
             }
+            service?.stopping()
             alarm.stop()
             monitor.stop()
             // Running transfers stop where they are; the next scheduler resumes them.
@@ -201,6 +211,7 @@ public final class SchedulerDaemon {
             pushSubscriptions.shutdown()
             let full = (error as? StateError)?.isNoSpace == true ? "the disk is full: " : ""
             logger.critical("stopping: \(full)\(error)")
+            service?.failed("stopped: \(full)\(error)")
             return 1
         }
     }

@@ -14,6 +14,8 @@ struct BGTaskDaemonCommand: ParsableCommand {
         Runs in the foreground until SIGTERM or SIGINT. One scheduler per state directory.
         State: --state, else $BGTASK_STATE_DIR, else $XDG_STATE_HOME/bgtask.
         Config (apps/*.json manifests, settings.json): --config, else $BGTASK_CONFIG_DIR, else $XDG_CONFIG_HOME/bgtask.
+        Under a service manager (systemd Type=notify) it reports readiness, its counts, watchdog pings and its stop \
+        through $NOTIFY_SOCKET; see docs/service.md. bgctl install writes such a unit.
         """,
         version: SchedulerDaemon.version)
 
@@ -37,11 +39,15 @@ struct BGTaskDaemonCommand: ParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let stateDirectory = Locations.stateDirectory(flag: state)
         let configDirectory = Locations.configDirectory(flag: config)
+        // Read (and unset, so launched apps do not inherit it) before anything is started.
+        let service = ServiceNotification.fromEnvironment(logger: logger)
         let daemon: SchedulerDaemon
         do {
-            daemon = try SchedulerDaemon(stateDirectory: stateDirectory, configDirectory: configDirectory, logger: logger)
+            daemon = try SchedulerDaemon(stateDirectory: stateDirectory, configDirectory: configDirectory, logger: logger,
+                                         service: service)
         } catch {
             FileHandle.standardError.write(Data("bgtaskd: \(error.description)\n".utf8))
+            service?.failed("cannot start: \(error.description)")
             throw ExitCode(1)
         }
         logger.info("scheduling from \(stateDirectory) with apps from \(configDirectory)/apps")
