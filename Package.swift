@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Linux calls that Glibc's Swift module does not export (signalfd, timerfd, pidfd).
@@ -32,6 +33,8 @@ let package = Package(
             ]
         ),
         .target(name: "SchedulerCore", dependencies: ["TaskState"]),
+        // The state as Prometheus metrics (`bgctl metrics`, `bgtaskd --metrics`).
+        .target(name: "StateMetrics", dependencies: ["TaskState", .product(name: "Prometheus", package: "swift-prometheus")]),
         .target(
             name: "SchedulerRuntime",
             dependencies: [
@@ -97,7 +100,10 @@ let package = Package(
         .executableTarget(
             name: "bgtaskd",
             dependencies: [
-                "SchedulerRuntime",
+                "SchedulerRuntime", "StateMetrics", "TaskState",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -105,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "bgctl",
             dependencies: [
-                "SchedulerCore", "TaskState", "StateFeed", "CLinuxSupport",
+                "SchedulerCore", "TaskState", "StateFeed", "CLinuxSupport", "StateMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

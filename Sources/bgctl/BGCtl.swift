@@ -16,7 +16,7 @@ struct BGCtl: ParsableCommand {
             Status.self, List.self, Submit.self, Cancel.self, SimulateLaunch.self, SimulateExpiration.self,
             Complete.self, BeginFinishing.self, Apps.self, AppSwitch.self, ConditionsCommand.self, Events.self,
             TransferCommand.self, PushCommand.self, UsageCommand.self, Watch.self,
-            ReportCallCommand.self, Logs.self, Install.self, Uninstall.self,
+            ReportCallCommand.self, Logs.self, Install.self, Uninstall.self, Metrics.self,
         ])
 
     /// Exit codes of the contract.

@@ -28,9 +28,17 @@ struct BGTaskDaemonCommand: ParsableCommand {
     @Option(name: .long, help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve Prometheus metrics at http://ADDRESS/metrics (e.g. 127.0.0.1:9595; port 0 picks one and logs it).",
+        valueName: "host:port"))
+    var metrics: String?
+
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("unknown log level '\(logLevel)'")
+        }
+        if let metrics, MetricsServer.parse(metrics) == nil {
+            throw ValidationError("bad --metrics '\(metrics)': expected HOST:PORT (an IP address or localhost, a port from 0 to 65535)")
         }
     }
 
@@ -50,6 +58,18 @@ struct BGTaskDaemonCommand: ParsableCommand {
             service?.failed("cannot start: \(error.description)")
             throw ExitCode(1)
         }
+        var server: MetricsServer?
+        if let metrics, let (host, port) = MetricsServer.parse(metrics) {
+            do {
+                server = try MetricsServer(host: host, port: port, paths: StatePaths(root: stateDirectory))
+            } catch {
+                FileHandle.standardError.write(Data("bgtaskd: cannot serve metrics on \(metrics): \(error)\n".utf8))
+                service?.failed("cannot serve metrics on \(metrics)")
+                throw ExitCode(1)
+            }
+            logger.info("serving metrics at http://\(server?.boundAddress ?? metrics)/metrics")
+        }
+        defer { server?.stop() }
         logger.info("scheduling from \(stateDirectory) with apps from \(configDirectory)/apps")
         let status = daemon.run()
         if status != 0 { throw ExitCode(status) }

@@ -124,8 +124,8 @@ public final class TestEnvironment: @unchecked Sendable {
 
     /// Starts `bgtaskd` and waits until it holds the lock and has written its first commit: the
     /// heartbeat and the events of its start (a test reading the log at once finds them).
-    public func startDaemon(environment extra: [String: String] = [:]) throws -> DaemonProcess {
-        let daemon = try DaemonProcess(environment: self, extra: extra)
+    public func startDaemon(environment extra: [String: String] = [:], arguments: [String] = []) throws -> DaemonProcess {
+        let daemon = try DaemonProcess(environment: self, extra: extra, arguments: arguments)
         // Its first commit writes a heartbeat with its own pid (an earlier scheduler's may be there)
         // and appends its `daemonStarted` event, with what else the start recorded.
         try waitUntil("bgtaskd to start") {
@@ -188,10 +188,10 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts `bgtaskd` on `environment`'s directories, with `extra` added to its environment
     /// (`NOTIFY_SOCKET`, say).
-    public init(environment: TestEnvironment, extra: [String: String] = [:]) throws {
+    public init(environment: TestEnvironment, extra: [String: String] = [:], arguments: [String] = []) throws {
         logPath = "\(environment.root)/bgtaskd-\(UUID().uuidString.prefix(6)).log"
         pid = try Spawn.start(TestEnvironment.binaries + "/bgtaskd",
-                              ["--state", environment.state, "--config", environment.config, "--log-level", "debug"],
+                              ["--state", environment.state, "--config", environment.config, "--log-level", "debug"] + arguments,
                               environment: ProcessInfo.processInfo.environment.merging(extra) { $1 },
                               stdout: logPath, stderr: logPath + ".err")
     }
