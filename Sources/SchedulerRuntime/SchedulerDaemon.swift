@@ -97,6 +97,8 @@ public final class SchedulerDaemon {
         startedAt = now
         lastProbe = now
         do {
+            // A fresh account has no ~/.config: made private, like the state directory.
+            try DirectoryCreation.create("\(configDirectory)/apps", mode: 0o700, parentMode: 0o700, named: "config directory")
             // StrictModes: refuse what others could have written before reading any of it.
             try ConfigTrust.checkDirectory(configDirectory, named: "config directory")
             try ConfigTrust.checkDirectory("\(configDirectory)/apps", named: "apps directory")
