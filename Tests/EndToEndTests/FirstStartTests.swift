@@ -48,7 +48,11 @@ import Glibc
             guard processIsAlive(daemon.pid) else {
                 throw TestFailure("bgtaskd stopped: \((try? String(contentsOfFile: daemon.stderr, encoding: .utf8)) ?? "")")
             }
-            return StateLock.holder(StatePaths(root: state)) == daemon.pid
+            // Its first commit, made once the whole start has gone through.
+            guard StateLock.holder(StatePaths(root: state)) == daemon.pid,
+                  let data = try? StateFiles.read(StatePaths(root: state).heartbeat),
+                  let heartbeat = try? JSONFormat.decode(DaemonHeartbeat.self, from: data) else { return false }
+            return heartbeat.pid == daemon.pid
         }
 
         // The config directory and its missing parents are private, like the state directory.
