@@ -155,7 +155,7 @@ public final class SchedulerDaemon {
         for file in snapshot.unreadable {
             recoveryEvents.append(quarantine(file.path, reason: file.reason, now: now))
         }
-        for event in recoveryEvents { logger.warning("\(event.message)") }
+        for event in recoveryEvents { logger.warning("\(TerminalText.escaped(event.message))") }
         state.record(Event(time: now, type: .daemonStarted, pid: getpid(),
                            message: "bgtaskd \(Self.version) started (pid \(getpid())) on \(paths.root)"))
         for event in recoveryEvents { state.record(event) }

@@ -41,7 +41,8 @@ struct BGTaskDaemonCommand: ParsableCommand {
         do {
             daemon = try SchedulerDaemon(stateDirectory: stateDirectory, configDirectory: configDirectory, logger: logger)
         } catch {
-            FileHandle.standardError.write(Data("bgtaskd: \(error.description)\n".utf8))
+            // One line: a bad settings file's reason may quote its text.
+            FileHandle.standardError.write(Data("bgtaskd: \(TerminalText.escaped(error.description))\n".utf8))
             throw ExitCode(1)
         }
         logger.info("scheduling from \(stateDirectory) with apps from \(configDirectory)/apps")
