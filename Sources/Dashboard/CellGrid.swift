@@ -1,3 +1,5 @@
+import TaskState
+
 /// A colour as a theme gives it: the terminal's own default, or 24-bit RGB that the terminal
 /// backend steps down to what the terminal can show.
 public enum TerminalColor: Hashable, Sendable {
@@ -69,13 +71,15 @@ public struct CellGrid: Hashable, Sendable {
     }
 
     /// Writes `text` from (x, y) in `style`, clipped to `maxWidth` cells and the grid's edge.
+    /// Control characters are written out (``TerminalText``): much of what is shown came from
+    /// clients, and no cell may hold a byte the terminal would take as a command.
     /// Returns the number of cells written.
     @discardableResult
     public mutating func put(_ text: String, x: Int, y: Int, style: CellStyle, maxWidth: Int = .max) -> Int {
         guard y >= 0, y < size.height else { return 0 }
         var column = x
         let limit = maxWidth >= size.width ? size.width : min(size.width, x + max(0, maxWidth))
-        for character in text {
+        for character in TerminalText.escaped(text) {
             guard column < limit else { break }
             if column >= 0 { self[column, y] = Cell(character, style: style) }
             column += 1

@@ -1,10 +1,13 @@
 import Foundation
+import TaskState
 
 /// Small formatting helpers for cells.
 enum TextFormat {
-    /// `text` cut to `width` cells with an ellipsis, or padded with spaces.
+    /// `text` cut to `width` cells with an ellipsis, or padded with spaces; control characters
+    /// are written out first (``TerminalText``), so the cut is measured on what is shown.
     static func fit(_ text: String, _ width: Int, ellipsis: Character = "…") -> String {
         guard width > 0 else { return "" }
+        let text = TerminalText.escaped(text)
         if text.count <= width { return text + String(repeating: " ", count: width - text.count) }
         return String(text.prefix(width - 1)) + String(ellipsis)
     }
@@ -12,6 +15,7 @@ enum TextFormat {
     /// Like ``fit(_:_:ellipsis:)`` but keeps the end of the text.
     static func fitTail(_ text: String, _ width: Int, ellipsis: Character = "…") -> String {
         guard width > 0 else { return "" }
+        let text = TerminalText.escaped(text)
         if text.count <= width { return text + String(repeating: " ", count: width - text.count) }
         return String(ellipsis) + String(text.suffix(width - 1))
     }

@@ -103,6 +103,8 @@ public final class SchedulerDaemon {
         startedAt = now
         lastProbe = now
         do {
+            // A fresh account has no ~/.config: made private, like the state directory.
+            try DirectoryCreation.create("\(configDirectory)/apps", mode: 0o700, parentMode: 0o700, named: "config directory")
             // StrictModes: refuse what others could have written before reading any of it.
             try ConfigTrust.checkDirectory(configDirectory, named: "config directory")
             try ConfigTrust.checkDirectory("\(configDirectory)/apps", named: "apps directory")
@@ -159,7 +161,7 @@ public final class SchedulerDaemon {
         for file in snapshot.unreadable {
             recoveryEvents.append(quarantine(file.path, reason: file.reason, now: now))
         }
-        for event in recoveryEvents { logger.warning("\(event.message)") }
+        for event in recoveryEvents { logger.warning("\(TerminalText.escaped(event.message))") }
         state.record(Event(time: now, type: .daemonStarted, pid: getpid(),
                            message: "bgtaskd \(Self.version) started (pid \(getpid())) on \(paths.root)"))
         for event in recoveryEvents { state.record(event) }

@@ -80,7 +80,8 @@ extension SchedulerDaemon {
         let line = Quarantine(paths: paths).line(for: path, reason: reason)
         do {
             let target = try Quarantine(paths: paths).isolate(path, reason: reason, now: now)
-            logger.warning("quarantined \(line)")
+            // The log is often a terminal: a file's name or contents quoted in the reason are escaped.
+            logger.warning("quarantined \(TerminalText.escaped(line))")
             return Event(time: now, type: type, reason: line, message: "\(line); moved to \(target)")
         } catch {
             return Event(time: now, type: type, reason: line, message: "\(line); could not move it: \(error)")

@@ -84,10 +84,14 @@ public struct ManifestCatalog: Sendable, Equatable {
             return catalog
         }
         for name in names where name.hasSuffix(".json") {
-            switch check(file: "\(directory)/\(name)", name: name) {
+            let path = "\(directory)/\(name)"
+            switch check(file: path, name: name) {
             case .success(let manifest):
                 catalog.manifests[manifest.id] = manifest
             case .failure(let problem):
+                // Removed between the listing and the read: gone, as if listed a moment later (a
+                // dangling link is still there, and still a problem).
+                if !StateFiles.exists(path) { continue }
                 catalog.problems.append(problem)
             }
         }

@@ -117,7 +117,8 @@ public enum StateDirectoryCheck {
     public static func prepare(_ path: String) throws(StateError) {
         var info = stat()
         if lstat(path, &info) != 0 {
-            guard errno == ENOENT else { throw .system(operation: "cannot stat", path: path, errno: errno) }
+            // ENOTDIR: a parent is in the way; creating says which.
+            guard errno == ENOENT || errno == ENOTDIR else { throw .system(operation: "cannot stat", path: path, errno: errno) }
             try createWithParents(path)
             guard lstat(path, &info) == 0 else { throw .system(operation: "cannot stat", path: path, errno: errno) }
         }
@@ -137,17 +138,7 @@ public enum StateDirectoryCheck {
     }
 
     private static func createWithParents(_ path: String) throws(StateError) {
-        let parent = StateFiles.directoryName(of: path)
-        if parent != path, !StateFiles.exists(parent) {
-            // Parents get the usual 0755 minus umask; only the state directory itself must be private.
-            do {
-                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-            } catch {
-                throw .system(operation: "cannot create directory", path: parent, errno: EACCES)
-            }
-        }
-        if mkdir(path, 0o700) != 0, errno != EEXIST {
-            throw .system(operation: "cannot create directory", path: path, errno: errno)
-        }
+        // Parents get the usual 0755 minus umask; only the state directory itself must be private.
+        try DirectoryCreation.create(path, mode: 0o700, parentMode: 0o755, named: "state directory")
     }
 }

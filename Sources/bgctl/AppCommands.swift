@@ -114,7 +114,7 @@ struct Apps: ParsableCommand {
                       entry.lastCpuLimitAt.map { "\(DurationText.since($0, from: now)): \(entry.lastCpuLimitReason ?? "")" } ?? "-",
                       entry.executable)
         }
-        print(entries.isEmpty ? "no apps in \(locations.appsDirectory)" : table.render())
+        print(entries.isEmpty ? TerminalText.escaped("no apps in \(locations.appsDirectory)") : table.render())
         let subscribed = entries.filter { !$0.pushSubscriptions.isEmpty }
         if !subscribed.isEmpty {
             print("\nPUSH SUBSCRIPTIONS")
@@ -125,13 +125,13 @@ struct Apps: ParsableCommand {
                         line += " (\(subscription.failures) failures, last: \(error)"
                         line += subscription.nextAttemptAt.map { "; next try \(DurationText.until($0, from: now)))" } ?? ")"
                     }
-                    print(line)
+                    printLine(line)
                 }
             }
         }
         if !catalog.problems.isEmpty {
             print("\nMANIFEST ERRORS (\(catalog.problems.count))")
-            for problem in catalog.problems { print("\(problem.file): \(problem.reason)") }
+            for problem in catalog.problems { printLine("\(problem.file): \(problem.reason)") }
         }
     }
 }
@@ -144,15 +144,18 @@ struct AppSwitch: ParsableCommand {
     enum Action: String, ExpressibleByArgument, CaseIterable { case enable, disable, used }
 
     @OptionGroup var locations: LocationOptions
-    @Argument(help: "enable, disable or used.") var action: Action
-    @Argument(help: "The app's identifier.") var app: String
+    // Optional so that `bgctl app` alone prints this help (a command group with nothing chosen).
+    @Argument(help: "enable, disable or used.") var action: Action?
+    @Argument(help: "The app's identifier.") var app: String?
     @Option(help: "used: when (an ISO 8601 date within the last year, default now).") var at: String?
 
     func validate() throws {
         if at != nil && action != .used { throw ValidationError("--at goes with 'used' only") }
+        if action != nil && app == nil { throw ValidationError("Missing expected argument '<app>'") }
     }
 
     func run() throws {
+        guard let action, let app else { throw CleanExit.helpRequest(self) }
         let appID = try identifier(app, "app")
         switch action {
         case .enable, .disable:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TaskState
 
 /// `bgctl`: everything `bgtop` can do, from the command line.
 @main
@@ -18,6 +19,11 @@ struct BGCtl: ParsableCommand {
             TransferCommand.self, PushCommand.self, UsageCommand.self, Watch.self,
             ReportCallCommand.self, Logs.self, Install.self, Uninstall.self, Metrics.self,
         ])
+
+    /// `--state` and `--config` before the subcommand (`bgctl --state DIR status`). The parser hands
+    /// these values to each subcommand's own `LocationOptions` group (an option group of the same
+    /// type in a parent and a child is decoded once), so either place works for every subcommand.
+    @OptionGroup var locations: LocationOptions
 
     /// Exit codes of the contract.
     enum Exit {
@@ -47,7 +53,12 @@ struct BGCtl: ParsableCommand {
     }
 }
 
-/// Writes `bgctl: <message>` to stderr.
+/// Writes `bgctl: <message>` to stderr, as one line: a message may echo a client's text.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("bgctl: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("bgctl: \(TerminalText.escaped(message))\n".utf8))
+}
+
+/// Prints one line of text output with any control character in it escaped (see ``TerminalText``).
+func printLine(_ line: String) {
+    print(TerminalText.escaped(line))
 }

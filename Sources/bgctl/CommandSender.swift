@@ -42,7 +42,7 @@ struct CommandSender {
                 printError("\(error.name): \(error.message)")
                 throw BGCtl.Exit.refused
             }
-            if !quiet, let message = outcome.message { print(message) }
+            if !quiet, let message = outcome.message { printLine(message) }
             return outcome
         case .queued:
             print("queued: bgtaskd is not running; the command will be applied when it starts")

@@ -46,7 +46,7 @@ struct Events: ParsableCommand {
             FileHandle.standardOutput.write(try JSONFormat.encodeLine(event))
         } else {
             let time = JSONFormat.string(from: event.time)
-            let line = "\(time)  \(event.type.rawValue.padding(toLength: 19, withPad: " ", startingAt: 0))\(event.message)\n"
+            let line = "\(time)  \(event.type.rawValue.padding(toLength: 19, withPad: " ", startingAt: 0))\(TerminalText.escaped(event.message))\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
     }

@@ -130,8 +130,8 @@ struct Status: ParsableCommand {
             let last = snapshot.heartbeat.map { " (last seen \(DurationText.since($0.updatedAt, from: now)))" } ?? ""
             print("scheduler: not running\(last)")
         }
-        print("state: \(paths.root)")
-        print("config: \(locations.configDirectory)")
+        printLine("state: \(paths.root)")
+        printLine("config: \(locations.configDirectory)")
         if let conditions = snapshot.conditions {
             print("conditions: \(ConditionsDescription.describe(conditions))")
         } else {

@@ -20,7 +20,8 @@ func identifier(_ text: String, _ what: String) throws -> Identifier {
     do {
         return try Identifier(validating: text)
     } catch {
-        throw ValidationError("bad \(what): \(error.description)")
+        // Escaped here: the parser keeps only a message's first line, and the text may hold a newline.
+        throw ValidationError("bad \(what): \(TerminalText.escaped(error.description))")
     }
 }
 
@@ -29,7 +30,7 @@ func sha256Digest(_ text: String) throws -> String {
     do {
         return try SHA256Hex(validating: text).rawValue
     } catch {
-        throw ValidationError("bad --sha256: \(error.description)")
+        throw ValidationError("bad --sha256: \(TerminalText.escaped(error.description))")
     }
 }
 

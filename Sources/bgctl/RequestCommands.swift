@@ -152,6 +152,6 @@ struct BeginFinishing: ParsableCommand {
         let process = try pid.map { Int32(try NumberArgument.whole($0, option: "--pid", in: NumericBounds.pid)) } ?? getppid()
         let outcome = try CommandSender(locations: locations).send(
             .beginFinishing(app: try appFromEnvironment(app), name: name, pid: process), quiet: true)
-        if let identifier = outcome?.identifier { print(identifier) }
+        if let identifier = outcome?.identifier { printLine(identifier.description) }
     }
 }

@@ -1,3 +1,5 @@
+import TaskState
+
 /// Left-aligned columns for plain-text listings, like `ps`.
 struct TextTable {
     var header: [String]
@@ -7,8 +9,9 @@ struct TextTable {
         self.header = header
     }
 
+    /// Adds a row; its cells are escaped here, as any of them may hold a client's text.
     mutating func add(_ row: String...) {
-        rows.append(row)
+        rows.append(row.map(TerminalText.escaped))
     }
 
     func render() -> String {

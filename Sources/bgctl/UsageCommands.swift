@@ -16,7 +16,8 @@ struct UsageShow: ParsableCommand {
         commandName: "show", abstract: "The app's week as a 7×24 grid of how likely a use is, and the next predicted use.")
 
     @OptionGroup var locations: LocationOptions
-    @Argument(help: "The app's identifier.") var app: String
+    // Optional so that `bgctl usage` alone prints the group's help rather than a usage error.
+    @Argument(help: "The app's identifier.") var app: String?
     @Flag(help: "Print JSON.") var json = false
 
     struct Report: Encodable {
@@ -32,6 +33,7 @@ struct UsageShow: ParsableCommand {
     }
 
     func run() throws {
+        guard let app else { throw CleanExit.helpRequest(UsageCommand.self) }
         let appID = try identifier(app, "app")
         let now = Date()
         let snapshot = StateSnapshot.load(locations.paths)

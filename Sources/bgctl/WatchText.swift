@@ -10,7 +10,7 @@ struct WatchText {
         var line = "\(stamp())  watching \(snapshot.stateDirectory): \(snapshot.requests.count) pending, \(snapshot.tasks.count) running, "
             + "\(snapshot.transfers.count) transfers, \(scheduler)"
         if let problem = snapshot.directoryProblem { line += "; \(problem)" }
-        return Data((line + "\n").utf8)
+        return Data((TerminalText.escaped(line) + "\n").utf8)
     }
 
     func describe(_ change: FeedChange) -> Data {
@@ -31,9 +31,9 @@ struct WatchText {
         if change.conditions != nil { parts.append("conditions changed") }
         if let files = change.unreadable, !files.isEmpty { parts.append("unreadable: " + files.map(\.path).joined(separator: ", ")) }
         if change.settings != nil || change.manifests != nil { parts.append("configuration changed") }
-        var text = parts.isEmpty ? "" : "\(stamp())  " + parts.joined(separator: "; ") + "\n"
+        var text = parts.isEmpty ? "" : "\(stamp())  " + TerminalText.escaped(parts.joined(separator: "; ")) + "\n"
         for event in change.events ?? [] {
-            text += "\(JSONFormat.string(from: event.time))  \(event.type.rawValue.padding(toLength: 19, withPad: " ", startingAt: 0))\(event.message)\n"
+            text += "\(JSONFormat.string(from: event.time))  \(event.type.rawValue.padding(toLength: 19, withPad: " ", startingAt: 0))\(TerminalText.escaped(event.message))\n"
         }
         return Data(text.utf8)
     }

@@ -38,7 +38,7 @@ struct BGTaskDaemonCommand: ParsableCommand {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
         if let metrics, MetricsServer.parse(metrics) == nil {
-            throw ValidationError("bad --metrics '\(metrics)': expected HOST:PORT (an IP address or localhost, a port from 0 to 65535)")
+            throw ValidationError("bad --metrics '\(TerminalText.escaped(metrics))': expected HOST:PORT (an IP address or localhost, a port from 0 to 65535)")
         }
     }
 
@@ -54,8 +54,9 @@ struct BGTaskDaemonCommand: ParsableCommand {
             daemon = try SchedulerDaemon(stateDirectory: stateDirectory, configDirectory: configDirectory, logger: logger,
                                          service: service)
         } catch {
-            FileHandle.standardError.write(Data("bgtaskd: \(error.description)\n".utf8))
-            service?.failed("cannot start: \(error.description)")
+            // One line: a bad settings file's reason may quote its text.
+            FileHandle.standardError.write(Data("bgtaskd: \(TerminalText.escaped(error.description))\n".utf8))
+            service?.failed("cannot start: \(TerminalText.escaped(error.description))")
             throw ExitCode(1)
         }
         var server: MetricsServer?
@@ -63,7 +64,7 @@ struct BGTaskDaemonCommand: ParsableCommand {
             do {
                 server = try MetricsServer(host: host, port: port, paths: StatePaths(root: stateDirectory))
             } catch {
-                FileHandle.standardError.write(Data("bgtaskd: cannot serve metrics on \(metrics): \(error)\n".utf8))
+                FileHandle.standardError.write(Data("bgtaskd: cannot serve metrics on \(metrics): \(TerminalText.escaped("\(error)"))\n".utf8))
                 service?.failed("cannot serve metrics on \(metrics)")
                 throw ExitCode(1)
             }

@@ -152,7 +152,8 @@ struct BGTopCommand: ParsableCommand {
     }
 
     private func fail(_ message: String, status: Int32 = 1) -> Never {
-        FileHandle.standardError.write(Data("bgtop: \(message)\n".utf8))
+        // One line, nothing the terminal would act on: a message may quote a path or a file's text.
+        FileHandle.standardError.write(Data("bgtop: \(TerminalText.escaped(message))\n".utf8))
         Foundation.exit(status)
     }
 }

@@ -49,6 +49,11 @@ final class TmuxSession: @unchecked Sendable {
         throw TestFailure("timed out after \(timeout) s waiting for \(what); screen:\n\(last)")
     }
 
+    /// The pane's title: what a program set with an OSC 0 or 2 sequence, else tmux's default.
+    func paneTitle() -> String {
+        ((try? tmux(["display-message", "-p", "#{pane_title}"]).output) ?? "").trimmingCharacters(in: .newlines)
+    }
+
     @discardableResult
     func waitFor(_ text: String, timeout: TimeInterval = 5) throws -> String {
         try waitForScreen("'\(text)'", timeout: timeout) { $0.contains(text) }
