@@ -20,7 +20,7 @@ import Testing
     /// handler's budget (the same path as a real expiry).
     private func expireInTheMiddle(_ env: TestEnvironment) async throws {
         try env.launchFixtureTask()
-        try await env.eventually("the awaited download to be under way", timeout: 15) {
+        try await env.eventually("the awaited download to be under way", timeout: 20) {
             (try env.list()["transfers"] as? [[String: Any]])?.contains { ($0["bytesTransferred"] as? Int ?? 0) > 0 } == true
         }
         #expect(try env.bgctl("simulate-expiration", TestEnvironment.refreshID).status == 0)
@@ -82,7 +82,7 @@ import Testing
         let env = try TestEnvironment()
         let size: Int64 = 400_000
         let server = try await LoopbackServer.start()
-        try addAwaitingFixture(env, url: server.url("/generated/\(size)?seed=31&rate=60000"), promote: "same")
+        try addAwaitingFixture(env, url: server.url("/generated/\(size)?seed=31&rate=40000"), promote: "same")
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         #expect(try env.bgctl("conditions", "set", "power=ac", "network=up").status == 0)
@@ -111,7 +111,7 @@ import Testing
     @Test func withoutAPromotionTheTransferIsCancelledWithItsTask() async throws {
         let env = try TestEnvironment()
         let server = try await LoopbackServer.start()
-        try addAwaitingFixture(env, url: server.url("/generated/400000?seed=32&rate=60000"), promote: nil)
+        try addAwaitingFixture(env, url: server.url("/generated/400000?seed=32&rate=40000"), promote: nil)
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         #expect(try env.bgctl("conditions", "set", "power=ac", "network=up").status == 0)
@@ -130,7 +130,7 @@ import Testing
     @Test func aPromotionWithAnotherHeaderIsANewTransferAndSaysWhy() async throws {
         let env = try TestEnvironment()
         let server = try await LoopbackServer.start()
-        try addAwaitingFixture(env, url: server.url("/generated/400000?seed=33&rate=60000"), promote: "header")
+        try addAwaitingFixture(env, url: server.url("/generated/400000?seed=33&rate=40000"), promote: "header")
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         #expect(try env.bgctl("conditions", "set", "power=ac", "network=up").status == 0)

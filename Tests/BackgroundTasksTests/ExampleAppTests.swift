@@ -96,7 +96,7 @@ import Glibc
         let rounds: [(weather: String?, answer: String, says: String)] = [
             (#"{"condition": "storm"}"#, "newData", "Stormy: notification: It's stormy outside! Take a photo of the sky."),
             (#"{"condition": "sunny"}"#, "noData", "Stormy: the weather is sunny"),
-            (nil, "failed", "Stormy: could not check the weather: the server answered HTTP 404"),
+            (nil, "failed", "Stormy: the weather service answered 404"),
         ]
         for (index, round) in rounds.enumerated() {
             if let text = round.weather {

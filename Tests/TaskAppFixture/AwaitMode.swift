@@ -62,6 +62,9 @@ func runAwaitMode(_ rest: [String], identifiers: [String], inHandler: Bool, prom
         return "\(location.path) \(size) " + describe(response)
     }
     guard inHandler else {
+        // Running, as an app a person opened: attached, it hears of ends itself, so the scheduler
+        // launches no second process for the session meanwhile.
+        BGTaskScheduler.shared.finishLaunching()
         await awaitAndRecord(transfer)
         exit(0)
     }

@@ -86,11 +86,11 @@ struct Stormy: AsyncParsableCommand {
 
     /// A storm warning pushed by Stormy's server, such as
     /// `{"aps":{"content-available":1},"storm":{"region":"north"}}`: the forecast is fetched at
-    /// once, with the daily check's code, and the answer says whether there was news.
+    /// once (``forecastNow(_:)``), and the answer says whether there was news.
     static func stormWarning(_ userInfo: [AnyHashable: Any], _ settings: StormySettings) async -> BGApplication.BackgroundFetchResult {
         let region = (userInfo["storm"] as? [String: Any])?["region"] as? String
         print("Stormy: storm warning\(region.map { " for \($0)" } ?? ""); checking the forecast now")
-        guard let weather = await forecast(settings) else { return .failed }
+        guard let weather = await forecastNow(settings) else { return .failed }
         guard weather.isStormy else { return .noData }
         await notifyForPhoto()
         return .newData
@@ -144,11 +144,37 @@ struct Stormy: AsyncParsableCommand {
         }
     }
 
+    /// Asks the weather service at once, for a storm warning. Not through the background
+    /// session: a transfer made while Stormy runs in the background may wait (it is
+    /// discretionary, and the relaunch delay grows with each background launch), and a warning
+    /// wants its answer now. When the runtime runs out, the request is cancelled with the task.
+    static func forecastNow(_ settings: StormySettings) async -> Weather? {
+        do {
+            let (data, response) = try await withTaskCancellationHandler {
+                try await URLSession.shared.data(from: settings.weatherURL)
+            } onCancel: {
+                print("Stormy: out of background time; the storm warning's check is abandoned")
+            }
+            guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
+                print("Stormy: the weather service answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+                return nil
+            }
+            return weather(in: data)
+        } catch {
+            print("Stormy: could not check the weather: \(error.localizedDescription)")
+            return nil
+        }
+    }
+
     /// The forecast in the file the weather service answered with (removed once read).
     static func weather(at location: URL) -> Weather? {
         defer { try? FileManager.default.removeItem(at: location) }
-        guard let data = FileManager.default.contents(atPath: location.path),
-              let weather = try? JSONDecoder().decode(Weather.self, from: data) else {
+        return weather(in: FileManager.default.contents(atPath: location.path) ?? Data())
+    }
+
+    /// The forecast the weather service answered with.
+    static func weather(in data: Data) -> Weather? {
+        guard let weather = try? JSONDecoder().decode(Weather.self, from: data) else {
             print("Stormy: the weather service's answer is not a forecast")
             return nil
         }
