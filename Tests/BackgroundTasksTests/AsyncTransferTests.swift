@@ -82,7 +82,7 @@ import Testing
         await server.shutdown()
     }
 
-    @Test func aFailedDownloadThrowsWithTheSchedulersWordsAndAnUploadReturnsTheAnswer() async throws {
+    @Test func aFailedOrRefusedDownloadThrowsWithTheSchedulersWordsAndAnUploadReturnsTheAnswer() async throws {
         let env = try TestEnvironment()
         try env.addFixture(mode: "await")
         let upload = "\(env.root)/received.bin"
@@ -93,6 +93,11 @@ import Testing
         let threw = try #require(env.fixtureEvents("await-threw").first, "\(env.fixtureEvents())")
         #expect(threw.detail.hasPrefix("BGURLSessionError failed: ") && threw.detail.contains("404"), "\(threw.detail)")
         #expect(env.fixtureEvents("awaited").isEmpty)
+        // Refused when it is created: no transfer, and the call says why.
+        #expect(try env.runFixture(["await", "download", "ftp://127.0.0.1/weather.json"]).status == 0)
+        let refused = try #require(env.fixtureEvents("await-threw").last)
+        #expect(refused.detail == "BGURLSessionError refused: 'ftp://127.0.0.1/weather.json' is not an http or https URL", "\(refused.detail)")
+        #expect(env.events(.transferCreated).count == 1)
 
         let source = "\(env.root)/photo.bin"
         try Data(repeating: 7, count: 30_000).write(to: URL(fileURLWithPath: source))
