@@ -54,11 +54,11 @@ struct UploadAttempt: Sendable {
             let response = try await client.execute(request, timeout: .hours(24 * 365))
             control.noteProgress()
             var body = ByteBuffer()
-            for try await chunk in response.body {
+            for try await var chunk in response.body {
                 control.noteProgress()
                 // The app may await the answer (`upload(for:fromFile:)`); a bounded start of it is kept.
                 let room = ResponseHeaderRules.bodyLimit - body.readableBytes
-                if room > 0 { body.writeImmutableBuffer(chunk.getSlice(at: chunk.readerIndex, length: min(room, chunk.readableBytes))!) }
+                if room > 0, let kept = chunk.readSlice(length: min(room, chunk.readableBytes)) { body.writeImmutableBuffer(kept) }
             }
             // What the server took must be the file as it was when it was opened.
             try source?.checkUnchanged()
