@@ -16,21 +16,27 @@ extension BGURLSession {
     /// header, never its value). On Linux, `URLRequest.setValue(_:forHTTPHeaderField:)` itself
     /// drops a value containing CR, LF or NUL, so such a header never gets this far. The request's
     /// body, cache policy and timeout are not used.
+    ///
+    /// Made while an async call (``download(for:)``) of this session awaits the same request
+    /// (method, URL, header fields), the task is that transfer: `resume()` promotes it, so it
+    /// outlives the call instead of being cancelled with it (see ``download(for:)``).
     public func downloadTask(with request: URLRequest) -> BGURLSessionTask {
-        BGURLSessionTask(identifier: nextTaskIdentifier(), url: Self.url(of: request), sourceFile: nil, direction: .download,
-                         session: self, requestMethod: request.httpMethod, requestHeaders: Self.headers(of: request))
+        promotingIfAwaited(BGURLSessionTask(identifier: nextTaskIdentifier(), url: Self.url(of: request), sourceFile: nil, direction: .download,
+                                            session: self, requestMethod: request.httpMethod, requestHeaders: Self.headers(of: request)))
     }
 
     /// An upload of `fileURL` as the body of `request` (its method must be `PUT`, `POST` or
     /// `PATCH`; `URLRequest`'s default `GET` is refused at `resume()`), with its header fields. An
     /// upload's `Content-Type` is `application/octet-stream` unless the request sets one.
+    /// Made while ``upload(for:fromFile:)`` awaits the same request and file, the task is that
+    /// transfer, as for ``downloadTask(with:)-(URLRequest)``.
     public func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> BGURLSessionTask {
-        BGURLSessionTask(identifier: nextTaskIdentifier(), url: Self.url(of: request), sourceFile: fileURL, direction: .upload,
-                         session: self, requestMethod: request.httpMethod, requestHeaders: Self.headers(of: request))
+        promotingIfAwaited(BGURLSessionTask(identifier: nextTaskIdentifier(), url: Self.url(of: request), sourceFile: fileURL, direction: .upload,
+                                            session: self, requestMethod: request.httpMethod, requestHeaders: Self.headers(of: request)))
     }
 
     /// A request without a URL gets one the scheduler refuses as not http(s).
-    private static func url(of request: URLRequest) -> URL {
+    static func url(of request: URLRequest) -> URL {
         request.url ?? URL(fileURLWithPath: "/")
     }
 

@@ -23,7 +23,9 @@ public final class BGURLSession: Sendable {
     private let wakePipe: WakePipe?
     /// Questions before delayed transfers begin (``BGURLSessionDelayedRequestDelegate``).
     let questions = DelayedRequestQuestions()
-    private let logger = Logger(label: "BackgroundTasks")
+    let logger = Logger(label: "BackgroundTasks")
+    /// Transfers async calls await (`download(for:)`), whose ends go to them, not the delegate.
+    let awaited = AwaitedTransfers()
 
     private struct Guarded {
         var tasks: [String: BGURLSessionTask] = [:]
@@ -61,8 +63,10 @@ public final class BGURLSession: Sendable {
     // MARK: - Making transfers
 
     /// A download of `url` into the app's downloads folder. Call `resume()` to start it.
+    /// Made while ``download(from:)`` awaits `url` in this session, the task is that transfer, as
+    /// for ``downloadTask(with:)-(URLRequest)``.
     public func downloadTask(with url: URL) -> BGURLSessionTask {
-        BGURLSessionTask(identifier: nextIdentifier(), url: url, sourceFile: nil, direction: .download, session: self)
+        promotingIfAwaited(BGURLSessionTask(identifier: nextIdentifier(), url: url, sourceFile: nil, direction: .download, session: self))
     }
 
     /// A download of `url` that completes only when the finished file's SHA-256 is
@@ -112,6 +116,7 @@ public final class BGURLSession: Sendable {
 
     func submit(_ task: BGURLSessionTask) {
         guarded.withLock { $0.tasks[task.taskIdentifier] = task }
+        if task.promotes { return promote(task) }
         let context: AppContext
         switch self.context {
         case .success(let found): context = found
@@ -171,11 +176,23 @@ public final class BGURLSession: Sendable {
 
     private func refuse(_ task: BGURLSessionTask, _ message: String) {
         logger.error("transfer \(task.taskIdentifier) was refused: \(message)")
+        if awaited.refuse(task.taskIdentifier, BGURLSessionError(code: .refused, message: message)) { return }
         guarded.withLock { $0.refusals.append((task, BGURLSessionError(code: .refused, message: message))) }
         wakePipe?.wake()
     }
 
     deinit {
+        wakePipe?.wake()
+    }
+
+    /// The app this session works for; `nil` when it has no usable manifest or state.
+    var appContext: AppContext? {
+        if case .success(let found) = context { return found }
+        return nil
+    }
+
+    /// Has the session's thread read the records again.
+    func wakeThread() {
         wakePipe?.wake()
     }
 
@@ -245,6 +262,13 @@ public final class BGURLSession: Sendable {
             guard case .success(let context) = context else { return }
             for record in records() {
                 let id = record.identifier.rawValue
+                switch awaited.route(record) {
+                case .delegate: break
+                case .withheld: continue
+                case .acknowledgeUnheard:
+                    _ = SchedulerConnection(context: context).enqueue(.transferAcknowledge(app: context.app, identifier: record.identifier))
+                    continue
+                }
                 let task = task(for: record)
                 let (previous, done) = guarded.withLock { ($0.reported[id] ?? 0, $0.delivered.contains(id)) }
                 if done { continue }

@@ -20,6 +20,8 @@ public final class BGURLSessionTask: Sendable, CustomStringConvertible {
     let requestMethod: String?
     let requestHeaders: [TransferHeader]?
     let direction: TransferRecord.Direction
+    /// Made for the request of a transfer an async call awaits: `resume()` promotes that transfer.
+    let promotes: Bool
     private weak let session: BGURLSession?
     private let guarded: Mutex<Guarded>
 
@@ -33,8 +35,9 @@ public final class BGURLSessionTask: Sendable, CustomStringConvertible {
 
     init(identifier: String, url: URL, sourceFile: URL?, direction: TransferRecord.Direction, session: BGURLSession,
          record: TransferRecord? = nil, expectedSHA256: String? = nil, requestMethod: String? = nil,
-         requestHeaders: [TransferHeader]? = nil) {
+         requestHeaders: [TransferHeader]? = nil, promotes: Bool = false) {
         taskIdentifier = identifier
+        self.promotes = promotes
         self.requestMethod = requestMethod
         self.requestHeaders = requestHeaders
         originalURL = url

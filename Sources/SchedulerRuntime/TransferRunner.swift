@@ -35,10 +35,9 @@ final class TransferRunner {
             let inbox = inbox
             let wake = wake
             do {
-                if case .download = job.files {
-                    try StateFiles.ensureDirectory(paths.downloads)
-                    try StateFiles.ensureDirectory(paths.downloads(of: record.app))
-                }
+                // An upload's answer is kept in the same folder as a download's file.
+                try StateFiles.ensureDirectory(paths.downloads)
+                try StateFiles.ensureDirectory(paths.downloads(of: record.app))
                 try engine.start(job) { event in
                     inbox.events.withLock { $0.append(event) }
                     wake()
@@ -96,6 +95,7 @@ final class TransferRunner {
         job.headers = record.headers ?? []
         job.secretHeaderNames = record.secretHeaderNames ?? []
         if record.direction == .download, let method = record.method { job.downloadMethod = method }
+        if record.direction == .upload { job.responseBodyFile = paths.uploadResponseBody(record.key) }
         return job
     }
 

@@ -46,6 +46,10 @@ extension SchedulerDaemon {
             } else if case .requested(let rangeStart) = event.kind {
                 state.transferRequested(event.key, rangeStart: rangeStart, now: now)
             } else if let end = event.attemptEnd {
+                if let response = event.response {
+                    state.recordFinalResponse(event.key, statusCode: response.statusCode, headers: response.headers,
+                                           bodyFile: response.bodyFile, now: now)
+                }
                 carryOut(state.transferEnded(event.key, end, bytesTransferred: progress.bytesTransferred,
                                              bytesExpected: progress.bytesExpected, now: now), now: now)
             } else {

@@ -63,6 +63,9 @@ public struct StatePaths: Sendable, Hashable {
     public static func isPartialDataName(_ name: String) -> Bool {
         name.hasSuffix(".partial") || name.hasSuffix(".partial.validator")
     }
+    /// `downloads/<app>/<identifier>.response`: the start of an upload's answer (its body), kept
+    /// for the app that awaits it; the app's own, as its downloads are.
+    public func uploadResponseBody(_ key: TaskKey) -> String { "\(downloads(of: key.app))/\(key.identifier).response" }
     public func push(_ key: TaskKey) -> String { "\(pushes)/\(key.app)/\(key.identifier).json" }
     public func subscriptions(of app: Identifier) -> String { "\(subscriptions)/\(app).json" }
     public func usage(of app: Identifier) -> String { "\(usage)/\(app).json" }

@@ -84,6 +84,14 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     public var delayedRequestLaunchedAt: Date?
     /// How the question ended; `nil` while none was asked or it waits for an answer.
     public var delayedRequestOutcome: DelayedRequestOutcome?
+    /// The status code of the response that completed the transfer (a download's last response,
+    /// an upload's answer); `nil` before it completed, and in older files.
+    public var responseStatusCode: Int?
+    /// That response's header fields, in order, without `Set-Cookie` (see ``ResponseHeaderRules``).
+    public var responseHeaders: [TransferHeader]?
+    /// Uploads: the file in the app's downloads folder (relative to it) holding the first
+    /// ``ResponseHeaderRules/bodyLimit`` bytes of the response's body; `nil` when it had none.
+    public var responseBodyFile: String?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: Direction,
                 url: String, state: State, bytesTransferred: Int64 = 0, bytesExpected: Int64? = nil,

@@ -110,6 +110,8 @@ struct DownloadAttempt: Sendable {
                 _ = try trail.follow(status: status, location: location).get()
             case .complete:
                 reporter.begin(bytes: data.length, expected: data.length, validator: held ?? ResumeValidator())
+                // The held bytes are the whole entity: it completes as a 200 would have.
+                reporter.answered(FinalResponse(head, status: 200))
                 return 200
             case .restart(let reason):
                 try restart(reason)
@@ -131,6 +133,7 @@ struct DownloadAttempt: Sendable {
                 let after = DownloadRules.afterBody(body, held: data.length)
                 switch after {
                 case .complete:
+                    reporter.answered(.whole(head, length: data.length))
                     return head.status
                 case .continueFrom(let offset), .probeFrom(let offset):
                     guard let ifRange = held?.ifRangeValue else { throw TransferFailure.invalidResponse("no validator to continue with") }

@@ -20,6 +20,8 @@ final class ProgressReporter: Sendable {
         var finished = false
         /// The attempt's first request was reported (``requested(rangeStart:)``).
         var requestSent = false
+        /// The response that completed the attempt (``answered(_:)``).
+        var response: FinalResponse?
     }
 
     private let key: TaskKey
@@ -136,12 +138,18 @@ final class ProgressReporter: Sendable {
         }
     }
 
+    /// The response that completed the attempt; it goes with a `completed` final event.
+    func answered(_ response: FinalResponse) {
+        state.withLock { $0.response = response }
+    }
+
     /// The attempt's final event, with the progress so far (the engine sends it).
     func finalEvent(_ kind: TransferEvent.Kind) -> TransferEvent {
-        let progress = state.withLock { state in
+        let (progress, response) = state.withLock { state in
             state.finished = true
-            return state.progress
+            return (state.progress, state.response)
         }
-        return TransferEvent(key: key, kind: kind, progress: progress)
+        guard case .completed = kind else { return TransferEvent(key: key, kind: kind, progress: progress) }
+        return TransferEvent(key: key, kind: kind, progress: progress, response: response)
     }
 }

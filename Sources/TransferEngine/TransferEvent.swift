@@ -56,11 +56,14 @@ public struct TransferEvent: Hashable, Sendable {
     public var kind: Kind
     /// The state at the time of the event (for final events: at the end of the attempt).
     public var progress: TransferProgress
+    /// With `completed`: the response that completed it; `nil` for every other kind.
+    public var response: FinalResponse?
 
-    public init(key: TaskKey, kind: Kind, progress: TransferProgress) {
+    public init(key: TaskKey, kind: Kind, progress: TransferProgress, response: FinalResponse? = nil) {
         self.key = key
         self.kind = kind
         self.progress = progress
+        self.response = response
     }
 
     /// Whether this event ends the attempt.

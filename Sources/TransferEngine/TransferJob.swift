@@ -64,6 +64,10 @@ public struct TransferJob: Hashable, Sendable {
     public var secretHeaderNames: [String] = []
     /// Downloads: the method of the first request (`GET` or `POST`); uploads use ``UploadFile/method``.
     public var downloadMethod: String = "GET"
+    /// Uploads: where the start of a successful answer's body is written (an absolute path in the
+    /// app's downloads folder; at most ``TaskState/ResponseHeaderRules/bodyLimit`` bytes). `nil`:
+    /// the body is read and dropped.
+    public var responseBodyFile: String?
 
     public init(key: TaskKey, url: String, files: Files,
                 timeoutIntervalForRequest: Double = TransferRecord.defaultTimeoutIntervalForRequest,

@@ -53,12 +53,19 @@ struct UploadAttempt: Sendable {
             reporter.requested(rangeStart: nil)
             let response = try await client.execute(request, timeout: .hours(24 * 365))
             control.noteProgress()
-            for try await _ in response.body { control.noteProgress() }
+            var body = ByteBuffer()
+            for try await var chunk in response.body {
+                control.noteProgress()
+                // The app may await the answer (`upload(for:fromFile:)`); a bounded start of it is kept.
+                let room = ResponseHeaderRules.bodyLimit - body.readableBytes
+                if room > 0, let kept = chunk.readSlice(length: min(room, chunk.readableBytes)) { body.writeImmutableBuffer(kept) }
+            }
             // What the server took must be the file as it was when it was opened.
             try source?.checkUnchanged()
             let head = ResponseHead(response)
             switch head.status {
             case 200...299:
+                reporter.answered(FinalResponse(head, bodyFile: try keep(body)))
                 return head.status
             case 301, 302, 303, 307, 308:
                 // §15.4: the target is in Location; without exactly one, the redirect cannot be followed.
@@ -71,5 +78,16 @@ struct UploadAttempt: Sendable {
                 throw StatusRules.failure(for: head, now: Date().timeIntervalSince1970)
             }
         }
+    }
+
+    /// Writes the answer's body where the job says; returns its file name there.
+    private func keep(_ body: ByteBuffer) throws -> String? {
+        guard let path = job.responseBodyFile, body.readableBytes > 0 else { return nil }
+        do {
+            try StateFiles.write(Data(body.readableBytesView), to: path, durable: true)
+        } catch {
+            throw TransferFailure.fileSystem(path: path, reason: "cannot keep the answer's body: \(error)")
+        }
+        return URL(fileURLWithPath: path).lastPathComponent
     }
 }

@@ -238,6 +238,11 @@ default:
     break
 }
 
+if mode == "await" {
+    await runAwaitMode(Array(arguments.dropFirst()), identifiers: identifiers, inHandler: options.contains("--in-handler"),
+                       promote: option("promote"), method: option("method"))
+}
+
 if mode == "session" {
     // A background session: `session [download URL | upload URL FILE]` hands a transfer over
     // (starting a second and a half from now, so it ends after this process is gone); with no

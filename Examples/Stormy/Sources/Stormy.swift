@@ -15,6 +15,7 @@ struct Stormy: AsyncParsableCommand {
     static let appID = "com.example.stormy"
     static let refreshIdentifier = "com.example.stormy.refresh"
     static let uploadSessionIdentifier = "com.example.stormy.uploads"
+    static let weatherSessionIdentifier = "com.example.stormy.weather"
 
     static let configuration = CommandConfiguration(
         abstract: "Checks the weather at noon and reminds you to photograph stormy skies.")
@@ -42,6 +43,11 @@ struct Stormy: AsyncParsableCommand {
         // A storm warning from Stormy's server: check the forecast now rather than at noon.
         BGApplication.shared.registerForRemoteNotifications { userInfo in
             await Stormy.stormWarning(userInfo, settings)
+        }
+        // Launched because a weather check that outlived its handler finished: read it, notify.
+        scheduler.register(.urlSession(Stormy.weatherSessionIdentifier)) {
+            await Stormy.weatherSession().deliverPendingEvents()
+            await Stormy.forecastArrived(Stormy.forecastDelivery)
         }
         // Launched because the photo upload ended: hear how, then the task is complete.
         scheduler.register(.urlSession(Stormy.uploadSessionIdentifier)) {
@@ -80,11 +86,11 @@ struct Stormy: AsyncParsableCommand {
 
     /// A storm warning pushed by Stormy's server, such as
     /// `{"aps":{"content-available":1},"storm":{"region":"north"}}`: the forecast is fetched at
-    /// once, with the daily check's code, and the answer says whether there was news.
+    /// once (``forecastNow(_:)``), and the answer says whether there was news.
     static func stormWarning(_ userInfo: [AnyHashable: Any], _ settings: StormySettings) async -> BGApplication.BackgroundFetchResult {
         let region = (userInfo["storm"] as? [String: Any])?["region"] as? String
         print("Stormy: storm warning\(region.map { " for \($0)" } ?? ""); checking the forecast now")
-        guard let weather = await forecast(settings) else { return .failed }
+        guard let weather = await forecastNow(settings) else { return .failed }
         guard weather.isStormy else { return .noData }
         await notifyForPhoto()
         return .newData
@@ -108,25 +114,79 @@ struct Stormy: AsyncParsableCommand {
         await forecast(settings)?.isStormy ?? false
     }
 
-    /// Asks the weather service; `nil` when it cannot say. When the runtime runs out, the
-    /// scheduler cancels this task, and the request is cancelled with it.
+    /// Asks the weather service through the background session, as the 2022 talk does; `nil`
+    /// when it cannot say now. When the runtime runs out, the scheduler cancels this task: the
+    /// request is then promoted to a background download instead of being lost, and its answer
+    /// reaches `forecastArrived(_:)` when the scheduler launches Stormy for the session.
     static func forecast(_ settings: StormySettings) async -> Weather? {
+        let request = URLRequest(url: settings.weatherURL)
+        let session = weatherSession()
         do {
-            let (data, response) = try await withTaskCancellationHandler {
-                try await URLSession.shared.data(from: settings.weatherURL)
+            let (location, response) = try await withTaskCancellationHandler {
+                try await session.download(for: request)
             } onCancel: {
-                print("Stormy: out of background time; the weather check is abandoned")
+                // Same session, same request: this is the download in flight, carried on by the
+                // scheduler after Stormy has gone (no second request).
+                let task = session.downloadTask(with: request)
+                task.resume()
             }
             guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
                 print("Stormy: the weather service answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
                 return nil
             }
-            let weather = try JSONDecoder().decode(Weather.self, from: data)
-            print("Stormy: the weather is \(weather.condition)")
-            return weather
+            return weather(at: location)
+        } catch is CancellationError {
+            print("Stormy: out of background time; the weather check goes on in the background")
+            return nil
+        } catch {
+            print("Stormy: could not check the weather: \(error)")
+            return nil
+        }
+    }
+
+    /// Asks the weather service at once, for a storm warning. Not through the background
+    /// session: a transfer made while Stormy runs in the background may wait (it is
+    /// discretionary, and the relaunch delay grows with each background launch), and a warning
+    /// wants its answer now. When the runtime runs out, the request is cancelled with the task.
+    static func forecastNow(_ settings: StormySettings) async -> Weather? {
+        do {
+            let (data, response) = try await withTaskCancellationHandler {
+                try await URLSession.shared.data(from: settings.weatherURL)
+            } onCancel: {
+                print("Stormy: out of background time; the storm warning's check is abandoned")
+            }
+            guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
+                print("Stormy: the weather service answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+                return nil
+            }
+            return weather(in: data)
         } catch {
             print("Stormy: could not check the weather: \(error.localizedDescription)")
             return nil
+        }
+    }
+
+    /// The forecast in the file the weather service answered with (removed once read).
+    static func weather(at location: URL) -> Weather? {
+        defer { try? FileManager.default.removeItem(at: location) }
+        return weather(in: FileManager.default.contents(atPath: location.path) ?? Data())
+    }
+
+    /// The forecast the weather service answered with.
+    static func weather(in data: Data) -> Weather? {
+        guard let weather = try? JSONDecoder().decode(Weather.self, from: data) else {
+            print("Stormy: the weather service's answer is not a forecast")
+            return nil
+        }
+        print("Stormy: the weather is \(weather.condition)")
+        return weather
+    }
+
+    /// Launched because the promoted weather check finished: the delegate has read it (in
+    /// `deliverPendingEvents()`); on a stormy day, notify now.
+    static func forecastArrived(_ delivery: ForecastDelivery) async {
+        if delivery.takeWeather()?.isStormy == true {
+            await notifyForPhoto()
         }
     }
 
@@ -151,6 +211,17 @@ struct Stormy: AsyncParsableCommand {
     private static let sharedUploadSession = BGURLSession(
         configuration: .background(withIdentifier: uploadSessionIdentifier), delegate: UploadReport())
 
+    /// The background session the weather is checked through (`sessionSendsLaunchEvents` is
+    /// on by default): a check that outlives its handler wakes Stormy when it is done.
+    static func weatherSession() -> BGURLSession {
+        sharedWeatherSession
+    }
+
+    static let forecastDelivery = ForecastDelivery()
+
+    private static let sharedWeatherSession = BGURLSession(
+        configuration: .background(withIdentifier: weatherSessionIdentifier), delegate: forecastDelivery)
+
     static var defaultConfigPath: String {
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -160,7 +231,7 @@ struct Stormy: AsyncParsableCommand {
 }
 
 /// What the weather service answers: `{"condition": "storm"}`.
-struct Weather: Decodable {
+struct Weather: Decodable, Sendable {
     var condition: String
     var isStormy: Bool { ["storm", "stormy", "thunderstorm"].contains(condition.lowercased()) }
 }
