@@ -121,6 +121,12 @@ struct Stormy: AsyncParsableCommand {
     static func forecast(_ settings: StormySettings) async -> Weather? {
         let request = URLRequest(url: settings.weatherURL)
         let session = weatherSession()
+        // A check an earlier run promoted is still on its way (waiting out the relaunch delay, say):
+        // its answer comes through the session, and a second one would only queue behind it.
+        guard session.allTasks().isEmpty else {
+            print("Stormy: an earlier weather check is still on its way; its answer comes through the session")
+            return nil
+        }
         do {
             let (location, response) = try await withTaskCancellationHandler {
                 try await session.download(for: request)
