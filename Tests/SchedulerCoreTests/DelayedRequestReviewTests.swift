@@ -72,4 +72,25 @@ struct DelayedRequestReviewTests {
         #expect(!(record.headers ?? []).contains { $0.name.lowercased() == "authorization" },
                 "the secret of api.example.com is sent to elsewhere.example.net: \(record.redactedHeaders ?? [])")
     }
+
+    /// A suspend during the answer window: the launched app's task budget counts awake time
+    /// (`noteClocks` moves task deadlines), but `delayedRequestAnswerBy` stays a wall-clock date,
+    /// so on wake the question times out in the scheduler's first turn and the request made hours
+    /// before goes out as made, before the app (frozen too) could answer. Fails on main.
+    @Test("a suspend during the answer window does not time the question out")
+    func suspendDoesNotTimeOutTheQuestion() throws {
+        var state = makeState()
+        state.noteClocks(ClockReading(wall: at(59), awake: 1000, sinceBoot: 5000))
+        delayedAndAsked(&state)
+        // 2 s awake after the question, then the lid closed for an hour.
+        state.noteClocks(ClockReading(wall: at(62), awake: 1003, sinceBoot: 5003))
+        state.noteClocks(ClockReading(wall: at(3662), awake: 1003.5, sinceBoot: 8603))
+        let effects = state.effectsOfTime(at: at(3662))
+        let started = effects.contains { effect in
+            if case .transfer(.start) = effect { return true }
+            return false
+        }
+        #expect(!started, "the stale request went out on wake")
+        #expect(state.transfer("d")?.delayedRequestOutcome == nil, "\(String(describing: state.transfer("d")?.delayedRequestOutcome))")
+    }
 }
