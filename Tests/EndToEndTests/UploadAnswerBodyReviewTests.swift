@@ -30,4 +30,30 @@ import Testing
         #expect(record.state == .completed, "taken by the server, yet \(record.state.rawValue): \(record.lastError ?? "-")")
         await server.shutdown()
     }
+
+    /// `downloads/<app>/<id>.response` shares the app's downloads folder with its downloads: an
+    /// upload `up` overwrites the finished download the app named `up.response` (and is never
+    /// removed for an upload nobody awaits). Fails on main.
+    @Test func anUploadsAnswerDoesNotOverwriteADownloadOfTheApp() async throws {
+        let env = try TestEnvironment()
+        let fetcher = try FetcherApp(env)
+        let server = try await LoopbackServer.start(routes: ["/up": Route(.uploadTarget(saveTo: env.root + "/received.bin"))])
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let size: Int64 = 5_000
+        #expect(try env.bgctl("transfer", "download", "--app", FetcherApp.id, "--id", "report", server.url("/generated/\(size)?seed=5"),
+                              "--to", "up.response").status == 0)
+        try await env.eventually("the download to complete", timeout: 30) { fetcher.transfer("report")?.state == .completed }
+        let path = "\(env.state)/downloads/\(FetcherApp.id)/up.response"
+        let expected = Data(GeneratedBytes(size: size, seed: 5).bytes(0..<size))
+        #expect(FileManager.default.contents(atPath: path) == expected)
+
+        let source = env.root + "/photo.bin"
+        try Data(repeating: 7, count: 20_000).write(to: URL(fileURLWithPath: source))
+        #expect(try env.bgctl("transfer", "upload", "--app", FetcherApp.id, "--id", "up", server.url("/up"), source).status == 0)
+        try await env.eventually("the upload to end", timeout: 30) { fetcher.transfer("up").map { !$0.state.isActive } == true }
+        #expect(fetcher.transfer("up")?.state == .completed)
+        #expect(FileManager.default.contents(atPath: path) == expected, "the app's download was replaced by the upload's answer")
+        await server.shutdown()
+    }
 }
