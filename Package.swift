@@ -32,7 +32,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        .target(name: "SchedulerCore", dependencies: ["TaskState"]),
+        // TransferCore: the origin rule for secrets (``RequestOrigin``), a pure function.
+        .target(name: "SchedulerCore", dependencies: ["TaskState", "TransferCore"]),
         // The state as Prometheus metrics (`bgctl metrics`, `bgtaskd --metrics`).
         .target(name: "StateMetrics", dependencies: ["TaskState", .product(name: "Prometheus", package: "swift-prometheus")]),
         .target(

@@ -26,7 +26,7 @@ extension BGURLSession {
         let task = BGURLSessionTask(identifier: nextTaskIdentifier(), url: Self.url(of: request), sourceFile: nil,
                                     direction: .download, session: self, requestMethod: request.httpMethod,
                                     requestHeaders: Self.headers(of: request))
-        let record = try await awaitEnd(of: task)
+        let (record, _) = try await awaitEnd(of: task)
         guard let context = appContext else { throw BGURLSessionError(code: .failed, message: "the app's state is unavailable") }
         let location = URL(fileURLWithPath: "\(context.paths.downloads(of: context.app))/\(record.destination ?? task.taskIdentifier)")
         return (location, Self.response(to: record, requested: task.originalURL))
@@ -45,20 +45,14 @@ extension BGURLSession {
         let task = BGURLSessionTask(identifier: nextTaskIdentifier(), url: Self.url(of: request), sourceFile: fileURL,
                                     direction: .upload, session: self, requestMethod: request.httpMethod,
                                     requestHeaders: Self.headers(of: request))
-        let record = try await awaitEnd(of: task)
-        var body = Data()
-        if let context = appContext, let name = record.responseBodyFile {
-            let path = "\(context.paths.downloads(of: context.app))/\(name)"
-            body = (try? StateFiles.read(path)) ?? Data()
-            // The app's own folder: the answer was returned, nothing else reads it.
-            try? StateFiles.remove(path)
-        }
+        let (record, body) = try await awaitEnd(of: task)
         return (body, Self.response(to: record, requested: task.originalURL))
     }
 
     /// Hands `task` over, waits for its end and acknowledges it; throws for an end that is not a
-    /// completion, and on cancellation cancels the transfer unless it was promoted.
-    private func awaitEnd(of task: BGURLSessionTask) async throws -> TransferRecord {
+    /// completion, and on cancellation cancels the transfer unless it was promoted. Returns the
+    /// record and an upload's kept answer, read before the acknowledgement removes it.
+    private func awaitEnd(of task: BGURLSessionTask) async throws -> (TransferRecord, Data) {
         try Task.checkCancellation()
         let id = task.taskIdentifier
         awaited.begin(task)
@@ -77,9 +71,14 @@ extension BGURLSession {
         switch outcome {
         case .ended(let record):
             awaited.finish(id)
+            var body = Data()
+            if let context = appContext, record.responseBodyFile != nil {
+                // Beside the record; the scheduler removes it with the record once acknowledged.
+                body = (try? StateFiles.read(context.paths.uploadResponseBody(record.key))) ?? Data()
+            }
             await offThePool { self.tell(CommandAction.transferAcknowledge, task) }
             switch record.state {
-            case .completed: return record
+            case .completed: return (record, body)
             case .cancelled: throw BGURLSessionError(code: .cancelled, message: record.lastError ?? "cancelled")
             default: throw BGURLSessionError(code: .failed, message: record.lastError ?? "failed")
             }

@@ -68,9 +68,14 @@ final class DelayedRequestQuestions: Sendable {
             let disposition = await delegate.urlSession(session, task: task, willBeginDelayedRequest: request)
             let answer = Self.answer(disposition, record: record)
             let outcome = await offThePool { SchedulerConnection(context: context).tell(.transferAnswer(answer)) }
-            if let refusal = outcome?.error {
-                logger.error("the answer about transfer \(record.identifier) was refused: \(refusal.message)")
-            }
+            guard let refusal = outcome?.error else { return }
+            logger.error("the answer about transfer \(record.identifier) was refused: \(refusal.message)")
+            // A new request the scheduler cannot use: the one the app just turned down must not go
+            // out when the answer time ends, so the transfer is cancelled instead.
+            guard answer.disposition == .new, !refusal.message.contains("is not waiting for an answer") else { return }
+            let cancel = DelayedRequestAnswer(app: record.app, identifier: record.identifier, disposition: .cancel)
+            _ = await offThePool { SchedulerConnection(context: context).tell(.transferAnswer(cancel)) }
+            logger.error("transfer \(record.identifier) is cancelled rather than begun with the request the delegate replaced")
         }
         state.withLock { $0.running.append(answering) }
     }

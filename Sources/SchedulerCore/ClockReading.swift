@@ -53,6 +53,11 @@ extension SchedulerState {
             setTask(task)
             moved += 1
         }
+        // A question's answer time counts awake time too: the app answering it slept as well.
+        for var record in transfers.values.sorted(by: { $0.key < $1.key }) where Self.isAwaitingAnswer(record) {
+            record.delayedRequestAnswerBy = record.delayedRequestAnswerBy?.addingTimeInterval(change.shift)
+            setTransfer(record)
+        }
         let cameDue = requests.values.filter { request in
             guard let earliest = request.earliestBeginDate else { return false }
             return earliest > last.wall && earliest <= reading.wall

@@ -1,5 +1,6 @@
 import Foundation
 import TaskState
+import TransferCore
 
 /// `urlSession(_:task:willBeginDelayedRequest:completionHandler:)`, the 2017 talk's promise: a
 /// transfer with an `earliestBeginDate` whose app wants to be asked does not begin when its date
@@ -90,10 +91,12 @@ extension SchedulerState {
             return cancelTransfer(app: answer.app, identifier: answer.identifier, reason: "cancelled by the app before its delayed begin",
                                   command: command, now: now)
         case .new:
-            if let problem = changeRequest(of: &record, to: answer) { return .failure(.invalidCommand(problem)) }
+            var dropped: [String] = []
+            if let problem = changeRequest(of: &record, to: answer, dropped: &dropped) { return .failure(.invalidCommand(problem)) }
             record.delayedRequestOutcome = .changed
             let names = answer.headers.map { $0.isEmpty ? "no headers" : "headers " + $0.map(\.name).joined(separator: ", ") }
-            said = "begins with a changed request (" + [answer.url.map { "URL \($0)" }, names].compactMap { $0 }.joined(separator: ", ") + ")"
+            let droppedText = dropped.isEmpty ? nil : "secret headers \(dropped.joined(separator: ", ")) dropped: another origin"
+            said = "begins with a changed request (" + [answer.url.map { "URL \($0)" }, names, droppedText].compactMap { $0 }.joined(separator: ", ") + ")"
         }
         record.updatedAt = now
         setTransfer(record)
@@ -101,15 +104,25 @@ extension SchedulerState {
         return .success(("transfer \(answer.identifier) \(said)", nil))
     }
 
-    /// `new`: the request takes the answer's URL and header fields, checked as at creation.
-    private func changeRequest(of record: inout TransferRecord, to answer: DelayedRequestAnswer) -> String? {
+    /// `new`: the request takes the answer's URL and header fields, checked as at creation. Kept
+    /// headers whose secrets were given for another origin are `dropped` (their names).
+    private func changeRequest(of record: inout TransferRecord, to answer: DelayedRequestAnswer, dropped: inout [String]) -> String? {
         guard answer.url != nil || answer.headers != nil else { return "'new' needs a URL, header fields, or both" }
         if let url = answer.url, let problem = Self.httpURLProblem(url) { return problem }
+        // Checked before merging: the merge must not cost more than the rule allows.
+        if let names = answer.secretHeaderNames, let problem = TransferHeaderRules.problem(secretNames: names) { return problem }
         var secretNames = record.secretHeaderNames ?? []
-        for name in answer.secretHeaderNames ?? [] where !secretNames.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+        var known = Set(secretNames.map { $0.lowercased() })
+        for name in answer.secretHeaderNames ?? [] where known.insert(name.lowercased()).inserted {
             secretNames.append(name)
         }
-        let headers = answer.headers ?? record.headers
+        var headers = answer.headers ?? record.headers
+        // RFC 9110 §15.4: credentials given for one origin are not sent to another; headers the
+        // answer names itself are the app's word for the new URL.
+        if answer.headers == nil, let url = answer.url, !RequestOrigin.mayCarrySecrets(to: url, givenFor: record.url) {
+            dropped = (headers ?? []).filter { TransferHeaderRules.isSecret($0.name, secretNames: secretNames) }.map(\.name)
+            headers = headers?.filter { !TransferHeaderRules.isSecret($0.name, secretNames: secretNames) }
+        }
         if let problem = TransferHeaderRules.problem(method: record.method, headers: headers,
                                                      secretNames: secretNames, direction: record.direction) {
             return problem

@@ -28,6 +28,9 @@ struct GroupCommit {
         var events: String = ""
         var eventLogOffset = 0
         var consumedCommands: [String] = []
+        /// Files that go with removed records but are not state (an upload's kept answer): removed
+        /// after the rest, a failure ignored, so a planted directory cannot stop a commit.
+        var leftovers: [String]?
 
         struct Write: Codable {
             var path: String
@@ -47,16 +50,19 @@ struct GroupCommit {
         for key in changes.requests.sorted() {
             if let request = state.requests[key] { try write(request, paths.request(key)) } else { batch.removals.append(relative(paths.request(key))) }
         }
-        for key in changes.tasks.sorted() {
-            if let task = state.tasks[key] { try write(task, paths.task(key)) } else { batch.removals.append(relative(paths.task(key))) }
-        }
         for key in changes.transfers.union(changes.transferProgress).sorted() {
             if let transfer = state.transfers[key] {
                 try write(transfer, paths.transfer(key))
             } else {
                 batch.removals.append(relative(paths.transfer(key)))
                 batch.removals.append(relative(paths.transferProgress(key)))
+                batch.leftovers = (batch.leftovers ?? []) + [relative(paths.uploadResponseBody(key))]
             }
+        }
+        // After the transfers: a process launched for a session may read its transfers as soon as
+        // its task appears (a question before a delayed begin must be there by then).
+        for key in changes.tasks.sorted() {
+            if let task = state.tasks[key] { try write(task, paths.task(key)) } else { batch.removals.append(relative(paths.task(key))) }
         }
         for key in changes.pushes.sorted() {
             if let push = state.pushes[key] { try write(push, paths.push(key)) } else { batch.removals.append(relative(paths.push(key))) }
@@ -131,6 +137,7 @@ struct GroupCommit {
             try StateFiles.write(Data(write.contents.utf8), to: path, durable: false)
         }
         for removal in batch.removals { try StateFiles.remove(try absolute(removal)) }
+        for leftover in batch.leftovers ?? [] { try? StateFiles.remove(try absolute(leftover)) }
         if !batch.events.isEmpty {
             let log = EventLog(paths: paths)
             try log.truncate(to: batch.eventLogOffset)

@@ -58,14 +58,14 @@ public struct StatePaths: Sendable, Hashable {
     /// `transfers/<app>/<identifier>.partial.validator`: the validator of the representation the
     /// partial data holds, made durable before its first byte is written.
     public func transferPartialValidator(_ key: TaskKey) -> String { transferPartialData(key) + ".validator" }
-    /// Whether a name in `transfers/<app>/` is a download's partial data or its validator, which
-    /// live beside the records but are not records.
+    /// Whether a name in `transfers/<app>/` is a download's partial data or its validator, or an
+    /// upload's kept answer (`.response`), which live beside the records but are not records.
     public static func isPartialDataName(_ name: String) -> Bool {
-        name.hasSuffix(".partial") || name.hasSuffix(".partial.validator")
+        name.hasSuffix(".partial") || name.hasSuffix(".partial.validator") || name.hasSuffix(".response")
     }
-    /// `downloads/<app>/<identifier>.response`: the start of an upload's answer (its body), kept
-    /// for the app that awaits it; the app's own, as its downloads are.
-    public func uploadResponseBody(_ key: TaskKey) -> String { "\(downloads(of: key.app))/\(key.identifier).response" }
+    /// `transfers/<app>/<identifier>.response`: the start of an upload's answer (its body), kept
+    /// beside the transfer's record for the app that awaits it, and removed with the record.
+    public func uploadResponseBody(_ key: TaskKey) -> String { "\(transfers)/\(key.app)/\(key.identifier).response" }
     public func push(_ key: TaskKey) -> String { "\(pushes)/\(key.app)/\(key.identifier).json" }
     public func subscriptions(of app: Identifier) -> String { "\(subscriptions)/\(app).json" }
     public func usage(of app: Identifier) -> String { "\(usage)/\(app).json" }

@@ -141,10 +141,12 @@ public struct TransferRecord: Codable, Hashable, Sendable {
     }
 
     /// The record as it may leave the state directory (`bgctl watch --json`, a remote `bgtop`):
-    /// secret header values replaced by `redacted`.
+    /// secret header values replaced by `redacted`, in the request and in the final response (a
+    /// server may answer with a refreshed token under a secret name).
     public var redacted: TransferRecord {
         var copy = self
         copy.headers = redactedHeaders
+        copy.responseHeaders = responseHeaders.map { TransferHeaderRules.redacted($0, secretNames: secretHeaderNames) }
         return copy
     }
 

@@ -110,8 +110,9 @@ struct DownloadAttempt: Sendable {
                 _ = try trail.follow(status: status, location: location).get()
             case .complete:
                 reporter.begin(bytes: data.length, expected: data.length, validator: held ?? ResumeValidator())
-                // The held bytes are the whole entity: it completes as a 200 would have.
-                reporter.answered(FinalResponse(head, status: 200))
+                // The held bytes are the whole entity: it completes as a 200 would have, told by
+                // what is known of that entity, not by this answer's own fields (a 416's).
+                reporter.answered(FinalResponse.held(length: data.length, validator: held))
                 return 200
             case .restart(let reason):
                 try restart(reason)

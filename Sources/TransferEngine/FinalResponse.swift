@@ -28,6 +28,16 @@ public struct FinalResponse: Hashable, Sendable {
         return FinalResponse(whole)
     }
 
+    /// The response of a download completed without a body (a `416`, or a probe's answer, when
+    /// the held bytes were already the whole entity): a `200` with the entity's length and the
+    /// validators it was held under; the answer's own fields describe no entity.
+    static func held(length: Int64, validator: ResumeValidator?) -> FinalResponse {
+        var headers = [TransferHeader(name: "Content-Length", value: String(length))]
+        if let etag = validator?.etag { headers.append(TransferHeader(name: "ETag", value: etag)) }
+        if let modified = validator?.lastModified { headers.append(TransferHeader(name: "Last-Modified", value: modified)) }
+        return FinalResponse(statusCode: 200, headers: ResponseHeaderRules.kept(headers))
+    }
+
     init(_ head: ResponseHead, status: Int? = nil, bodyFile: String? = nil) {
         self.init(statusCode: status ?? head.status,
                   headers: ResponseHeaderRules.kept(head.fields.map { TransferHeader(name: $0.name, value: $0.value) }),

@@ -65,7 +65,7 @@ struct UploadAttempt: Sendable {
             let head = ResponseHead(response)
             switch head.status {
             case 200...299:
-                reporter.answered(FinalResponse(head, bodyFile: try keep(body)))
+                reporter.answered(FinalResponse(head, bodyFile: keep(body)))
                 return head.status
             case 301, 302, 303, 307, 308:
                 // §15.4: the target is in Location; without exactly one, the redirect cannot be followed.
@@ -80,14 +80,13 @@ struct UploadAttempt: Sendable {
         }
     }
 
-    /// Writes the answer's body where the job says; returns its file name there.
-    private func keep(_ body: ByteBuffer) throws -> String? {
-        guard let path = job.responseBodyFile, body.readableBytes > 0 else { return nil }
-        do {
-            try StateFiles.write(Data(body.readableBytesView), to: path, durable: true)
-        } catch {
-            throw TransferFailure.fileSystem(path: path, reason: "cannot keep the answer's body: \(error)")
-        }
+    /// Writes the answer's body where the job says; returns its file name there. A courtesy to an
+    /// app that awaits it: the server has taken the upload, so a body that cannot be kept (a full
+    /// disk) leaves the upload completed, without one, rather than failed. Not synced: a crash
+    /// loses only the copy, never the upload's outcome.
+    private func keep(_ body: ByteBuffer) -> String? {
+        guard let path = job.responseBodyFile, body.readableBytes > 0,
+              (try? StateFiles.write(Data(body.readableBytesView), to: path, durable: false)) != nil else { return nil }
         return URL(fileURLWithPath: path).lastPathComponent
     }
 }

@@ -155,6 +155,10 @@ import Glibc
         #expect(server.requests(for: "/weather.json").count == 1, "one request, not a second one for the promotion")
         #expect(env.events(.transferCreated).count == 1)
         try await env.eventually("the launch for the session to complete") { env.events(.completed).contains { $0.kind == .urlSession } }
+        // Every process the scheduler launched for it has ended (the ledger is empty).
+        try await env.eventually("every Stormy process to exit", timeout: 20) {
+            (try? JSONFormat.decode(ProcessLedger.self, from: try StateFiles.read(env.paths.processes)))?.processes.isEmpty == true
+        }
         await server.shutdown()
     }
 

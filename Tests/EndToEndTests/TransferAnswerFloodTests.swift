@@ -4,11 +4,9 @@ import TaskState
 import TestSupport
 import Testing
 
-/// Review of issue 18 (branch `review18`): one `transferAnswer` of some 56 KB (8000 distinct
-/// `secretHeaders`) holds the real scheduler's loop for seconds (a quadratic merge before the
-/// count limit). Measured here against the same command without the flood, in the same run; the
-/// test asserts only that both are answered (a refusal, then `continue`), never a time.
-@Suite struct AnswerFloodReviewTests {
+/// A `transferAnswer` of some 56 KB (8000 distinct `secretHeaders`), as any program may write it,
+/// is refused with the rule's line and the real scheduler goes on answering.
+@Suite struct TransferAnswerFloodTests {
     @Test func aFloodedAnswerIsRefusedAndTheSchedulerGoesOn() async throws {
         let env = try TestEnvironment()
         let fetcher = try FetcherApp(env, settings: ["delayedRequestAnswerSeconds": 600])
@@ -22,8 +20,6 @@ import Testing
         let names = (0..<8000).map { "x\(String($0, radix: 36))" }
         let flood = Command(issuedAt: Date(), action: .transferAnswer(DelayedRequestAnswer(
             app: app, identifier: id, disposition: .new, url: server.url("/generated/1000?seed=2"), secretHeaderNames: names)))
-        let clock = ContinuousClock()
-        let start = clock.now
         // Compact JSON, as any program may write it: the pretty-printed form is over the 64 KiB cap.
         let pretty = try JSONFormat.encode(flood)
         let compact = try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: pretty))
@@ -31,16 +27,13 @@ import Testing
         try StateFiles.create(compact, at: "\(env.paths.inboxTemporary)/\(flood.id).json", durable: true)
         try StateFiles.move("\(env.paths.inboxTemporary)/\(flood.id).json", to: "\(env.paths.inboxNew)/\(flood.id).json")
         try await env.eventually("the flooded answer to be refused", timeout: 120) { StateFiles.exists(env.paths.outcome(flood.id)) }
-        let floodTime = clock.now - start
 
         let plain = Command(issuedAt: Date(), action: .transferAnswer(DelayedRequestAnswer(
             app: app, identifier: id, disposition: .new, url: "ftp://127.0.0.1/x", secretHeaderNames: ["X-Key"])))
-        let plainStart = clock.now
         try Inbox(paths: env.paths).enqueue(plain)
         try await env.eventually("the plain bad answer to be refused", timeout: 30) { StateFiles.exists(env.paths.outcome(plain.id)) }
-        let plainTime = clock.now - plainStart
-        print("review18: flood outcome: \(String(decoding: (try? StateFiles.read(env.paths.outcome(flood.id))) ?? Data(), as: UTF8.self).replacingOccurrences(of: "\n", with: " "))")
-        print("review18: a refused transferAnswer took \(floodTime) with 8000 secret names, \(plainTime) without (same run)")
+        let outcome = try JSONFormat.decode(CommandOutcome.self, from: try StateFiles.read(env.paths.outcome(flood.id)))
+        #expect(outcome.error?.message == "8000 secret header names; at most 64", "\(String(describing: outcome.error))")
         #expect(fetcher.transfer("asked")?.delayedRequestOutcome == nil, "both refused")
         #expect(try env.bgctl("transfer", "answer", "asked", "cancel").status == 0)
         await server.shutdown()

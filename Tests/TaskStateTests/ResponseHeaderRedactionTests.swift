@@ -2,12 +2,12 @@ import Foundation
 import TaskState
 import Testing
 
-/// Review of issue 18 (branch `review18`): a completed transfer's `responseHeaders` leave the
+/// a completed transfer's `responseHeaders` leave the
 /// state directory through ``TransferRecord/redacted`` (`bgctl watch --json`, a remote bgtop)
 /// with every value, although a server may answer with a credential: a refreshed
 /// `Authorization`, or a field the app itself named secret (OpenStack Keystone's
-/// `X-Subject-Token`). Only `Set-Cookie` is dropped. Fails on main.
-@Suite struct ResponseHeaderRedactionReviewTests {
+/// `X-Subject-Token`). Only `Set-Cookie` is dropped.
+@Suite struct ResponseHeaderRedactionTests {
     @Test func secretResponseFieldsDoNotLeaveThroughTheRedactedRecord() throws {
         var record = TransferRecord(app: try Identifier(validating: "com.example.cloud"), identifier: try Identifier(validating: "token"),
                                     direction: .download, url: "https://keystone.example.com/v3/auth/tokens", state: .completed,

@@ -4,12 +4,12 @@ import TaskState
 import Testing
 import TransferEngine
 
-/// Review of issue 18 (branch `review18`): the response `download(for:)` returns for a download
+/// the response `download(for:)` returns for a download
 /// completed by a `416` (the held bytes were already the whole entity) is the 416's own header
 /// fields under status 200 — `Content-Range: bytes */N` and the 416's `Content-Length` and
 /// `Content-Type` — not the whole entity's, unlike the `206` case (``FinalResponse/whole``).
-/// Fails on main.
-@Suite struct FinalResponseReviewTests {
+///
+@Suite struct HeldEntityResponseTests {
     @Test("a download completed by a 416 reports the whole entity's Content-Length and no Content-Range")
     func rangeNotSatisfiableReportsTheWholeEntity() async throws {
         try await withFixture { fixture in

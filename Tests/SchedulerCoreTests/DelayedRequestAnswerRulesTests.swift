@@ -3,10 +3,10 @@ import Testing
 @testable import SchedulerCore
 import TaskState
 
-/// Review of issue 18 (branch `review18`): defects found in the answer to
-/// `willBeginDelayedRequest`. Each test states what should hold; see the review report.
-@Suite("Review 18: answers before a delayed begin")
-struct DelayedRequestReviewTests {
+/// The answer to `willBeginDelayedRequest` is input: it cannot hold the scheduler, carry a
+/// secret to another origin, or be outrun by a suspend.
+@Suite("Answers before a delayed begin: what a client cannot get around")
+struct DelayedRequestAnswerRulesTests {
     private let session = "com.example.news.session"
 
     private func delayedAndAsked(_ state: inout SchedulerState) {
@@ -24,38 +24,26 @@ struct DelayedRequestReviewTests {
         (0..<n).map { "x\(String($0, radix: 36))" }
     }
 
-    /// `changeRequest` merges `secretHeaderNames` with a quadratic, case-insensitive scan *before*
-    /// the count limit (64) is checked: one `transferAnswer` holds the scheduler's only loop thread.
-    /// The same names in a `transferCreate` are refused at once (count checked first). The test
-    /// prints both times, measured in the same run; it asserts only the refusals.
+    /// The names are counted before they are merged (the merge once ran before the count and held
+    /// the scheduler's loop for seconds): a flood is refused with the rule's line, as at creation.
     @Test("a 'new' answer with 8000 secret header names is refused as cheaply as a create with them")
     func secretNameFloodIsRefusedCheaply() throws {
         var state = makeState()
         delayedAndAsked(&state)
         let flood = names(8000)
-        let clock = ContinuousClock()
-
-        var created: CommandResult?
-        let createTime = clock.measure {
-            let request = TransferRequest(app: Apps.news, identifier: ident("other"), direction: .download,
-                                          url: "https://api.example.com/x", destination: "other", secretHeaderNames: flood)
-            created = state.run(.transferCreate(request), at: at(61))
-        }
-        #expect(created?.outcome.error?.message.contains("secret header names; at most 64") == true)
-
-        var answered: CommandResult?
-        let answerTime = clock.measure {
-            answered = state.run(.transferAnswer(DelayedRequestAnswer(app: Apps.news, identifier: ident("d"), disposition: .new,
+        let request = TransferRequest(app: Apps.news, identifier: ident("other"), direction: .download,
+                                      url: "https://api.example.com/x", destination: "other", secretHeaderNames: flood)
+        #expect(state.run(.transferCreate(request), at: at(61)).outcome.error?.message == "8000 secret header names; at most 64")
+        let answered = state.run(.transferAnswer(DelayedRequestAnswer(app: Apps.news, identifier: ident("d"), disposition: .new,
                                                                       url: "https://api.example.com/feed2",
                                                                       secretHeaderNames: flood)), at: at(62))
-        }
-        #expect(answered?.outcome.error?.message.contains("secret header names; at most 64") == true)
-        print("review18: transferCreate with 8000 secret names refused in \(createTime); transferAnswer in \(answerTime)")
+        #expect(answered.outcome.error?.message == "8000 secret header names; at most 64")
+        #expect(state.transfer("d")?.delayedRequestOutcome == nil, "refused: nothing changed")
     }
 
-    /// `new` with only a URL on another origin keeps the transfer's headers, `Authorization`
-    /// included: the bearer token goes to a host it was never meant for, the very thing the
-    /// redirect rule (CVE-2018-1000007) prevents. Fails on main.
+    /// `new` with only a URL on another origin keeps the transfer's headers but not its secrets:
+    /// a bearer token given for one host does not go to another (RFC 9110 §15.4, as on a
+    /// redirect; curl since CVE-2018-1000007).
     @Test("a 'new' answer that moves the transfer to another origin does not carry its secrets there")
     func newOriginDropsSecrets() throws {
         var state = makeState()
@@ -73,10 +61,9 @@ struct DelayedRequestReviewTests {
                 "the secret of api.example.com is sent to elsewhere.example.net: \(record.redactedHeaders ?? [])")
     }
 
-    /// A suspend during the answer window: the launched app's task budget counts awake time
-    /// (`noteClocks` moves task deadlines), but `delayedRequestAnswerBy` stays a wall-clock date,
-    /// so on wake the question times out in the scheduler's first turn and the request made hours
-    /// before goes out as made, before the app (frozen too) could answer. Fails on main.
+    /// A suspend during the answer window: the answer time counts awake time, as the app's
+    /// budget does, so on wake the app still has its time to answer and the request made hours
+    /// before does not go out as made.
     @Test("a suspend during the answer window does not time the question out")
     func suspendDoesNotTimeOutTheQuestion() throws {
         var state = makeState()

@@ -4,11 +4,10 @@ import TaskState
 import TestSupport
 import Testing
 
-/// Review of issue 18 (branch `review18`): the engine keeps the start of every upload's answer
-/// body in `downloads/<app>/<id>.response` and fails the transfer *for good* when it cannot write
-/// it (`TransferFailure.fileSystem` is permanent), although the server took the upload. A full
-/// disk gives the same. Fails on main.
-@Suite struct UploadAnswerBodyReviewTests {
+/// An upload the server took is completed even when the start of its answer cannot be kept
+/// (a full disk, or here a directory in the way), and the kept answer lives beside the transfer's
+/// record, where no download of the app can be overwritten by it.
+@Suite struct UploadAnswerBodyTests {
     @Test func anUploadTheServerTookIsNotFailedBecauseItsAnswerCannotBeKept() async throws {
         let env = try TestEnvironment()
         let fetcher = try FetcherApp(env)
@@ -17,8 +16,7 @@ import Testing
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         // Something in the way of the answer's file: here a folder; in real life, a full disk.
-        let folder = "\(env.state)/downloads/\(FetcherApp.id)"
-        try FileManager.default.createDirectory(atPath: "\(folder)/up.response", withIntermediateDirectories: true,
+        try FileManager.default.createDirectory(atPath: env.paths.uploadResponseBody(fetcher.key("up")), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let source = env.root + "/photo.bin"
         try Data(repeating: 7, count: 20_000).write(to: URL(fileURLWithPath: source))
@@ -28,12 +26,17 @@ import Testing
         #expect(server.receivedUpload("/up")?.byteCount == 20_000, "the server took the whole upload")
         let record = try #require(fetcher.transfer("up"))
         #expect(record.state == .completed, "taken by the server, yet \(record.state.rawValue): \(record.lastError ?? "-")")
+        #expect(record.responseStatusCode != nil && record.responseBodyFile == nil, "completed without the answer's body")
+        // The app acknowledges it: the commit that removes the record is not stopped by the folder.
+        let key = fetcher.key("up")
+        try Inbox(paths: env.paths).enqueue(Command(issuedAt: Date(), action: .transferAcknowledge(app: key.app, identifier: key.identifier)))
+        try await env.eventually("the record to go", timeout: 20) { fetcher.transfer("up") == nil }
+        #expect(daemon.isRunning)
+        #expect(try env.bgctl("status").status == 0)
         await server.shutdown()
     }
 
-    /// `downloads/<app>/<id>.response` shares the app's downloads folder with its downloads: an
-    /// upload `up` overwrites the finished download the app named `up.response` (and is never
-    /// removed for an upload nobody awaits). Fails on main.
+    /// An upload `up` leaves the app's finished download named `up.response` alone.
     @Test func anUploadsAnswerDoesNotOverwriteADownloadOfTheApp() async throws {
         let env = try TestEnvironment()
         let fetcher = try FetcherApp(env)
