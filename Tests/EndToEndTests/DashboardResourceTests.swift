@@ -14,7 +14,10 @@ import TaskState
         }.first
     }
 
-    @Test func aHandlerSpinningACoreShowsEightyToAHundredPercent() throws {
+    /// The spinner's share of a core depends on the machine's load (alone: about 100; on a busy
+    /// 2-core machine, 30 or less), so the screen is checked against the monitor's own figure for
+    /// the launch, read at the same moment, and against an idle process's 0.0.
+    @Test func aHandlerSpinningACoreShowsTheMonitorsCPUPercent() throws {
         let env = try TestEnvironment()
         // The CPU monitor off and a long budget: the spinner runs until the test expires it.
         try env.writeSettings(["cpuLimitPercent": 0, "appRefreshBudgetSeconds": 120, "usagePrediction": false])
@@ -37,13 +40,19 @@ import TaskState
         try tmux.waitFor("scheduler up")
         var seen: [Double] = []
         // Every check is part of what is waited for: a screen caught mid-draw holds only part of it.
-        let screen = try tmux.waitForScreen("the spinner's CPU% between 80 and 100", timeout: 20) { screen in
-            guard screen.contains("CPU%"), screen.contains("MEM"), let cpu = Self.cpuPercent(of: "com.example.spinner", in: screen) else {
+        var measured: [Double] = []
+        let screen = try tmux.waitForScreen("the spinner's CPU% to be the monitor's, and busy", timeout: 30) { screen in
+            guard screen.contains("CPU%"), screen.contains("MEM"), let cpu = Self.cpuPercent(of: "com.example.spinner", in: screen),
+                  let report = try? JSONFormat.decode(ResourceReport.self, from: Data(contentsOf: URL(fileURLWithPath: env.paths.resources))),
+                  let monitor = report.launches.first(where: { $0.app.rawValue == "com.example.spinner" })?.cpuPercent else {
                 return false
             }
             seen.append(cpu)
-            return (80...100).contains(cpu)
+            measured.append(monitor)
+            // A sample apart at most (the screen may show the one before); a spinner is never idle.
+            return cpu >= 10 && cpu <= 100 && abs(cpu - monitor) <= 20
         }
+        #expect(!seen.isEmpty, "shown \(seen), measured \(measured)")
         #expect(screen.contains("com.example.spinner"), "\(seen)")
         let line = try #require(screen.split(separator: "\n").first { $0.contains("com.example.spinner") && $0.contains("appRefresh") })
         #expect(line.contains(#/[0-9.]+[KMG] /#), "a memory figure in htop's units: \(line)")
