@@ -68,7 +68,7 @@ struct FailureTests {
     @Test("a refused connection fails at once, while a silent host still waits for its connect timeout")
     func connectionRefusedFailsAtOnce() async throws {
         // A silent host costs its connect timeout; the refusal must end long before that.
-        try await withFixture(connectTimeout: 5) { fixture in
+        try await withFixture(connectTimeout: 8) { fixture in
             let silent = try UnansweredPort.silent()
             defer { silent.close() }
             let refusing = try UnansweredPort.refusing()
@@ -87,12 +87,22 @@ struct FailureTests {
             let refusedJob = TransferJob.download(refusedKey, from: refusing.url("/generated/10"),
                                                   partialFile: fixture.paths.transferPartialData(refusedKey),
                                                   appFolder: fixture.appFolder, destination: "refused.bin")
-            let refused = try await runAttempt(fixture.engine, refusedJob)
-            #expect(refused.final == .failed(.connectionFailed("connection refused")))
-            if case .failed(let failure) = refused.final { #expect(failure.isTransient) }
+            // Which attempts still run when the refusal's final event is delivered, noted on the
+            // engine's thread at that moment (the test's own task may be scheduled much later).
+            let engine = fixture.engine
+            let (refusedEvents, refusedContinuation) = AsyncStream<(TransferEvent, Set<TaskKey>)>.makeStream()
+            try engine.start(refusedJob) { event in
+                guard event.isFinal else { return }
+                refusedContinuation.yield((event, engine.runningKeys))
+                refusedContinuation.finish()
+            }
+            var refused: (event: TransferEvent, running: Set<TaskKey>)?
+            for await final in refusedEvents { refused = final }
+            #expect(refused?.event.kind == .failed(.connectionFailed("connection refused")))
+            if case .failed(let failure) = refused?.event.kind { #expect(failure.isTransient) }
             // The proof that the refusal did not wait for the connect timeout: the silent host,
-            // started first with the same timeout, is still connecting.
-            #expect(fixture.engine.runningKeys == [silentKey])
+            // started first with the same timeout, was still connecting.
+            #expect(refused?.running == [silentKey])
 
             var silentFinal: TransferEvent.Kind?
             for await event in silentEvents where event.isFinal { silentFinal = event.kind }
