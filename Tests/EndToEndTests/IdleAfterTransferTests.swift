@@ -54,16 +54,4 @@ import Testing
     private func threadName(_ pid: Int32, _ thread: String) -> String {
         (try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/comm", encoding: .utf8)) ?? ""
     }
-
-    /// Voluntary plus involuntary context switches of each thread of a process, by thread id.
-    private func threadSwitches(of pid: Int32) -> [String: Int] {
-        var switches: [String: Int] = [:]
-        for thread in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8) else { continue }
-            switches[thread] = status.split(separator: "\n")
-                .filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
-                .reduce(0) { $0 + (Int($1.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0) }
-        }
-        return switches
-    }
 }
