@@ -33,8 +33,11 @@ import Testing
 
         // The event log keeps the order in which the attempts ended, however late this test looks:
         // the refusal, started second, ended first; the silent host waited for its timeout.
-        try await env.eventually("the silent download to fail", timeout: 60) { (fetcher.transfer("silent")?.retries ?? 0) >= 1 }
-        let failures = env.events(.transferRetrying).filter { $0.reason == "retry 1" }
+        var failures: [Event] = []
+        try await env.eventually("both first attempts to fail", timeout: 60) {
+            failures = env.events(.transferRetrying).filter { $0.reason == "retry 1" }
+            return failures.count == 2
+        }
         #expect(failures.map { $0.identifier?.rawValue } == ["refused", "silent"], "\(failures.map(\.message))")
         #expect(failures.first?.message.contains("failed (could not connect: connection refused); retry 1 in") == true)
         #expect(failures.last?.message.contains("failed (could not connect: timed out connecting); retry 1 in") == true)
