@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "bgtaskd",
             dependencies: [
-                "SchedulerRuntime", "StateMetrics", "TaskState",
+                "SchedulerRuntime", "StateMetrics", "TaskState", "TransferEngine",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -164,7 +164,7 @@ let package = Package(
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
         .testTarget(name: "SchedulerRuntimeTests", dependencies: ["SchedulerRuntime", "SchedulerCore", "TaskState", "TestSupport"]),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"]),
-        .testTarget(name: "TransferEngineTests", dependencies: ["TransferEngine", "LoopbackServer", "TaskState", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TransferEngineTests", dependencies: ["TransferEngine", "LoopbackServer", "TaskState", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CursesTerminalTests", dependencies: ["CursesTerminal", "Dashboard"]),
         // Drives the real binaries; depending on them makes `swift test` build them first.
         .testTarget(

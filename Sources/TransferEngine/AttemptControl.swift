@@ -80,7 +80,7 @@ final class AttemptControl: Sendable {
                 return
             }
             do {
-                try await Task.sleep(until: wake, clock: .continuous)
+                try await TimerSleep.sleep(until: wake)
             } catch {
                 return
             }

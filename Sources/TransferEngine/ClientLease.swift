@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Dispatch
 import NIOCore
 import NIOPosix
 
@@ -17,12 +18,31 @@ final class ClientLease: Sendable {
             decompression: .disabled)
         // Each transfer is one long stream; idle pooled connections are not worth keeping.
         configuration.connectionPool = .init(idleTimeout: .seconds(5))
+        // A failed connect fails the request at once, as the kernel reported it: a refused or
+        // unreachable host is known in milliseconds, and the scheduler owns retries (with its
+        // backoff and `retryAt`). With the pool's own retries, a refusal was retried quietly
+        // until the connect timeout, so it looked like a silent host. A silent host still waits
+        // for the connect timeout, which bounds each connection attempt.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroup: group, configuration: configuration)
     }
 
     /// Shuts the client down, then stops the event-loop thread.
+    ///
+    /// The completion callbacks run on a serial queue: the async `shutdown()`s call back on
+    /// Dispatch's global concurrent queue, whose first job starts libdispatch's once-a-second
+    /// worker monitor for the rest of the daemon's life (see ``TimerSleep``).
     func close() async {
-        try? await client.shutdown()
-        try? await group.shutdownGracefully()
+        let client = client
+        let group = group
+        let queue = Self.callbacks
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            client.shutdown(queue: queue) { _ in continuation.resume() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            group.shutdownGracefully(queue: queue) { _ in continuation.resume() }
+        }
     }
+
+    private static let callbacks = DispatchQueue(label: "TransferEngine.shutdown")
 }

@@ -117,7 +117,7 @@ final class ProgressReporter: Sendable {
         if let due { emit(TransferEvent(key: key, kind: .progress, progress: due)) }
         if let trailingAt {
             Task(executorPreference: TransferEngine.executor) { [self] in
-                try? await Task.sleep(until: trailingAt, clock: .continuous)
+                try? await TimerSleep.sleep(until: trailingAt)
                 sendTrailing()
             }
         }

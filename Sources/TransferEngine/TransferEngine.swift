@@ -37,8 +37,10 @@ public final class TransferEngine: Sendable {
     static let executor = DispatchTaskExecutor(label: "TransferEngine")
     private let connectTimeout: Double
 
-    /// An engine whose connection attempts give up after `connectTimeout` seconds; until then a
-    /// refused or unreachable connection is retried with backoff by the HTTP client.
+    /// An engine whose connection attempts give up after `connectTimeout` seconds when the host
+    /// stays silent. A connection the kernel refuses, or a host or network it reports unreachable,
+    /// fails the attempt at once (`connection refused`, `network unreachable`), never retried by
+    /// the HTTP client: retries are the caller's.
     public init(connectTimeout: Double = TransferEngine.defaultConnectTimeout) {
         self.connectTimeout = connectTimeout
     }

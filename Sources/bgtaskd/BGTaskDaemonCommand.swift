@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SchedulerRuntime
 import TaskState
+import TransferEngine
 
 /// `bgtaskd`: the background-task scheduler.
 @main
@@ -43,6 +44,8 @@ struct BGTaskDaemonCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Before any task starts: an idle daemon wakes zero times, even after its first transfer.
+        TransferEngine.runGlobalExecutorOnEventLoops()
         var logger = Logger(label: "bgtaskd") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let stateDirectory = Locations.stateDirectory(flag: state)

@@ -112,13 +112,17 @@ import Glibc
 
 /// Voluntary plus involuntary context switches of every thread of a process.
 func contextSwitches(of pid: Int32) -> Int {
-    let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    var total = 0
-    for thread in threads {
+    threadSwitches(of: pid).values.reduce(0, +)
+}
+
+/// Voluntary plus involuntary context switches of each thread of a process, by thread id.
+func threadSwitches(of pid: Int32) -> [String: Int] {
+    var switches: [String: Int] = [:]
+    for thread in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8) else { continue }
-        for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches") || line.hasPrefix("nonvoluntary_ctxt_switches") {
-            total += Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
-        }
+        switches[thread] = status.split(separator: "\n")
+            .filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
+            .reduce(0) { $0 + (Int($1.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0) }
     }
-    return total
+    return switches
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import TaskState
+import TestSupport
 import Testing
 import TransferEngine
 
@@ -64,26 +65,49 @@ struct FailureTests {
         }
     }
 
-    @Test("a refused connection is a transient connection failure once the connect timeout passes")
-    func connectionRefused() async throws {
-        try await withFixture(connectTimeout: 1) { fixture in
-            let gone = try await LoopbackServer.start()
-            let url = gone.url("/generated/10")
-            await gone.shutdown()
-            let key = fixture.key("refused")
-            let job = TransferJob.download(key, from: url, partialFile: fixture.paths.transferPartialData(key),
-                                           appFolder: fixture.appFolder, destination: "refused.bin")
-            let started = ContinuousClock.now
-            let events = try await runAttempt(fixture.engine, job)
-            guard case .failed(let failure) = events.final else {
-                Issue.record("expected a failure, got \(String(describing: events.final))")
-                return
+    @Test("a refused connection fails at once, while a silent host still waits for its connect timeout")
+    func connectionRefusedFailsAtOnce() async throws {
+        // A silent host costs its connect timeout; the refusal must end long before that.
+        try await withFixture(connectTimeout: 8) { fixture in
+            let silent = try UnansweredPort.silent()
+            defer { silent.close() }
+            let refusing = try UnansweredPort.refusing()
+            defer { refusing.close() }
+            let silentKey = fixture.key("silent")
+            let silentJob = TransferJob.download(silentKey, from: silent.url("/generated/10"),
+                                                 partialFile: fixture.paths.transferPartialData(silentKey),
+                                                 appFolder: fixture.appFolder, destination: "silent.bin")
+            let (silentEvents, silentContinuation) = AsyncStream<TransferEvent>.makeStream()
+            try fixture.engine.start(silentJob) { event in
+                silentContinuation.yield(event)
+                if event.isFinal { silentContinuation.finish() }
             }
-            #expect(failure.name == "connectionFailed")
-            #expect(failure.isTransient)
-            // The client retries a refused connection until its connect timeout (1 s here), not the
-            // default 15 s; the bound is loose because other tests share the machine.
-            #expect(ContinuousClock.now - started < .seconds(12))
+
+            let refusedKey = fixture.key("refused")
+            let refusedJob = TransferJob.download(refusedKey, from: refusing.url("/generated/10"),
+                                                  partialFile: fixture.paths.transferPartialData(refusedKey),
+                                                  appFolder: fixture.appFolder, destination: "refused.bin")
+            // Which attempts still run when the refusal's final event is delivered, noted on the
+            // engine's thread at that moment (the test's own task may be scheduled much later).
+            let engine = fixture.engine
+            let (refusedEvents, refusedContinuation) = AsyncStream<(TransferEvent, Set<TaskKey>)>.makeStream()
+            try engine.start(refusedJob) { event in
+                guard event.isFinal else { return }
+                refusedContinuation.yield((event, engine.runningKeys))
+                refusedContinuation.finish()
+            }
+            var refused: (event: TransferEvent, running: Set<TaskKey>)?
+            for await final in refusedEvents { refused = final }
+            #expect(refused?.event.kind == .failed(.connectionFailed("connection refused")))
+            if case .failed(let failure) = refused?.event.kind { #expect(failure.isTransient) }
+            // The proof that the refusal did not wait for the connect timeout: the silent host,
+            // started first with the same timeout, was still connecting.
+            #expect(refused?.running == [silentKey])
+
+            var silentFinal: TransferEvent.Kind?
+            for await event in silentEvents where event.isFinal { silentFinal = event.kind }
+            #expect(silentFinal == .failed(.connectionFailed("timed out connecting")))
+            if case .failed(let failure) = silentFinal { #expect(failure.isTransient) }
         }
     }
 
