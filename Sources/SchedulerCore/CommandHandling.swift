@@ -290,6 +290,7 @@ extension SchedulerState {
     public mutating func updateProbedConditions(_ probed: Conditions, batteryPercent: Int?, loadAverage: Double?, now: Date) {
         var updated = ConditionsRecord(probed: probed, overrides: conditions.overrides, batteryPercent: batteryPercent,
                                        loadAverage: loadAverage, probedAt: now)
+        updated.sources = conditions.sources
         let changed = updated.effective != conditions.effective
         if !changed && updated.probed == conditions.probed && updated.batteryPercent == conditions.batteryPercent {
             // Only the load figure moved: not worth a write.

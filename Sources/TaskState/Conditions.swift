@@ -108,6 +108,10 @@ public struct ConditionsRecord: Codable, Hashable, Sendable {
     /// The one-minute load average at the last probe.
     public var loadAverage: Double?
     public var probedAt: Date
+    /// Where each probed condition came from, by name (`power`, `network`, `idle`, `lowpower`):
+    /// `upower`, `power-profiles-daemon`, `logind`, `networkmanager`, or `files` (the kernel's);
+    /// absent from schedulers that read only the files.
+    public var sources: [String: String]?
 
     public init(probed: Conditions, overrides: ConditionOverrides = ConditionOverrides(),
                 batteryPercent: Int? = nil, loadAverage: Double? = nil, probedAt: Date) {
