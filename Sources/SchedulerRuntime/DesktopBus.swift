@@ -181,11 +181,11 @@ final class DesktopBus {
     /// The error's name and the first line of its message (a service's answer may carry a
     /// whole traceback), or the errno's text; -ENXIO is sd-bus's word for a value of another type.
     private static func failure(_ error: sd_bus_error, _ result: Int32) -> Failure {
+        if result == -ENXIO { return Failure(description: "a value of another type than the property's") }
         if let name = error.name {
             let line = error.message.map { String(cString: $0).prefix { $0 != "\n" }.prefix(160) } ?? ""
             return Failure(description: String(cString: name) + (line.isEmpty ? "" : ": \(line)"))
         }
-        if result == -ENXIO { return Failure(description: "a value of another type than the property's") }
         return Failure(description: text(errno: -result))
     }
 
