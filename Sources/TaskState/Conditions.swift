@@ -125,4 +125,11 @@ public struct ConditionsRecord: Codable, Hashable, Sendable {
 
     /// Whether `name` is overridden (shown as simulated).
     public func isSimulated(_ name: Conditions.Name) -> Bool { overrides[name] != nil }
+
+    /// Whether `name` rests on the kernel's files, which announce no change: something waiting
+    /// on it needs a timed re-probe. Overridden conditions and conditions a desktop service
+    /// announces (``sources``) do not.
+    public func isProbedFromFiles(_ name: Conditions.Name) -> Bool {
+        !isSimulated(name) && (sources?[name.rawValue] ?? "files").split(separator: "+").contains("files")
+    }
 }
