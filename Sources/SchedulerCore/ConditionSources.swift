@@ -22,3 +22,12 @@ extension SchedulerState {
                      message: "condition sources: \(changes.joined(separator: ", "))"))
     }
 }
+
+extension ConditionsDescription {
+    /// Where each condition came from, in display order (`power=upower network=files ...`);
+    /// `nil` for a record from a scheduler that read only the files.
+    public static func describeSources(_ record: ConditionsRecord) -> String? {
+        guard let sources = record.sources, !sources.isEmpty else { return nil }
+        return Conditions.Name.allCases.map { "\($0.rawValue)=\(sources[$0.rawValue] ?? "files")" }.joined(separator: " ")
+    }
+}

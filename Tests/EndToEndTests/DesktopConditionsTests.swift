@@ -53,6 +53,9 @@ import Glibc
         try bus.set(Self.upower, "/org/freedesktop/UPower", Self.upower, "OnBattery", "b", "true")
         try env.waitUntil("the unplug to hold the request") { try Self.blockers(env) == ["earliestBeginDate", "externalPower"] }
         #expect(env.events(.conditionsChanged).contains { $0.message.contains("power=battery") && $0.reason == "probe" })
+        let status = try env.bgctl("status")
+        #expect(status.stdout.contains("conditions: power=battery"), "\(status)")
+        #expect(status.stdout.contains("sources: power=upower network=files idle=files lowpower=upower"), "\(status)")
 
         // On battery, a request that is due waits; plugged in, it runs.
         #expect(try env.bgctl("submit", "--app", "com.example.backup", "--id", "com.example.backup.nightly",
