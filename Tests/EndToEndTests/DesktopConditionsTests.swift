@@ -116,6 +116,29 @@ import Glibc
         try env.waitUntil("its completion") { !env.events(.completed).isEmpty }
     }
 
+    @Test func networkManagersConnectivityHoldsAndReleasesARequestThatRequiresNetwork() throws {
+        let env = try TestEnvironment()
+        try env.writeSettings(["conditionsRecheckSeconds": 3600])
+        try Self.addRecordingApp(env, "com.example.sync", "com.example.sync.upload")
+        let bus = try PrivateSystemBus(env)
+        defer { bus.stop() }
+        try bus.start("networkmanager")
+        let daemon = try env.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        defer { daemon.stop() }
+        try env.waitUntil("network from NetworkManager") { try Self.conditions(env)?.sources?["network"] == "networkmanager" }
+        #expect(try env.bgctl("conditions", "set", "idle=yes").status == 0)
+        #expect(try env.bgctl("submit", "--app", "com.example.sync", "--id", "com.example.sync.upload",
+                              "--kind", "processing", "--requires-network", "--earliest", "+3600").status == 0)
+        #expect(try Self.blockers(env) == ["earliestBeginDate"])
+
+        // NM_CONNECTIVITY_LIMITED: an interface is up, but the internet is not reachable.
+        let manager = "org.freedesktop.NetworkManager"
+        try bus.set(manager, "/org/freedesktop/NetworkManager", manager, "Connectivity", "u", "3")
+        try env.waitUntil("limited connectivity to hold the request") { try Self.blockers(env) == ["earliestBeginDate", "network"] }
+        try bus.set(manager, "/org/freedesktop/NetworkManager", manager, "Connectivity", "u", "4")
+        try env.waitUntil("full connectivity to release it") { try Self.blockers(env) == ["earliestBeginDate"] }
+    }
+
     @Test func aServiceThatDiesOrSendsNonsenseFallsBackToTheFilesAndTheSchedulerRunsOn() throws {
         let env = try TestEnvironment()
         try env.writeSettings(["conditionsRecheckSeconds": 3600])
