@@ -31,7 +31,7 @@ public enum ConditionsMenu {
         case .power: return on ? "ac" : "battery"
         case .network: return on ? "up" : "down"
         case .idle: return on ? "yes" : "no"
-        case .lowpower: return on ? "on" : "off"
+        case .lowpower, .expensive: return on ? "on" : "off"
         }
     }
 

@@ -171,7 +171,7 @@ extension SchedulerState {
             earliestBeginDate: submitted.earliestBeginDate,
             requiresNetworkConnectivity: isProcessing && submitted.requiresNetworkConnectivity,
             requiresExternalPower: isProcessing && submitted.requiresExternalPower,
-            submittedAt: now, commandID: command)
+            submittedAt: now, commandID: command, allowsExpensiveNetworkAccess: submitted.allowsExpensiveNetworkAccess)
         setRequest(request)
         if apps[appID] == nil { setApp(app(appID)) }
         let when = submitted.earliestBeginDate.map { " not before \(JSONFormat.string(from: $0))" } ?? ""
@@ -361,6 +361,13 @@ public enum ConditionsDescription {
             "network=\(effective.network ? "up" : "down")\(mark(.network))",
             "idle=\(effective.idle ? "yes" : "no")\(mark(.idle))",
             "lowpower=\(effective.lowPower ? "on" : "off")\(mark(.lowpower))",
-        ].joined(separator: " ")
+        ].joined(separator: " ") + expensive(record)
+    }
+
+    /// A metered network is named only when it is (or is simulated): most machines never are,
+    /// and the four words before it stay as they were.
+    private static func expensive(_ record: ConditionsRecord) -> String {
+        guard record.effective.expensive || record.isSimulated(.expensive) else { return "" }
+        return " expensive=\(record.effective.expensive ? "on" : "off")\(record.isSimulated(.expensive) ? " (simulated)" : "")"
     }
 }

@@ -223,12 +223,21 @@ final class DesktopConditionSource {
             // NM_CONNECTIVITY_FULL; 0 (unknown) says nothing, so the files decide.
             guard connectivity != 0 else {
                 reading.network = nil
+                reading.expensive = nil
                 return .failure(DesktopBus.Failure(description: "connectivity unknown"))
             }
             reading.network = connectivity == 4
+            // NMMetered: 1 yes, 3 guess-yes; 2 no, 4 guess-no, 0 unknown. An older NetworkManager
+            // without the property leaves it unknown.
+            if case .success(let metered) = bus.uint32(name, "/org/freedesktop/NetworkManager", name, "Metered") {
+                reading.expensive = metered == 1 || metered == 3
+            } else {
+                reading.expensive = nil
+            }
             return .success(name)
         case .failure(let failure):
             reading.network = nil
+            reading.expensive = nil
             return .failure(failure)
         }
     }

@@ -14,9 +14,12 @@ public struct DesktopReading: Sendable, Equatable {
     public var idle: Bool?
     /// NetworkManager's `Connectivity` is full (4).
     public var network: Bool?
+    /// NetworkManager's `Metered` is yes (1) or guess-yes (3).
+    public var expensive: Bool?
 
     public init(onBattery: Bool? = nil, batteryPercent: Double? = nil, powerSaver: Bool? = nil,
-                idle: Bool? = nil, network: Bool? = nil) {
+                idle: Bool? = nil, network: Bool? = nil, expensive: Bool? = nil) {
+        self.expensive = expensive
         self.onBattery = onBattery
         self.batteryPercent = batteryPercent
         self.powerSaver = powerSaver
@@ -64,6 +67,9 @@ public struct DesktopReading: Sendable, Equatable {
         } else {
             sources[Conditions.Name.network.rawValue] = "files"
         }
+        // The files know nothing of metering: without NetworkManager no network is expensive.
+        reading.conditions.expensive = expensive ?? false
+        sources[Conditions.Name.expensive.rawValue] = expensive == nil ? "files" : "networkmanager"
         return (reading, sources)
     }
 }

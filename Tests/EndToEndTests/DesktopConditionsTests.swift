@@ -139,6 +139,44 @@ import Glibc
         try env.waitUntil("full connectivity to release it") { try Self.blockers(env) == ["earliestBeginDate"] }
     }
 
+    @Test func aMeteredConnectionHoldsADiscretionaryTransferButNotAnOrdinaryOne() throws {
+        let env = try TestEnvironment()
+        try env.writeSettings(["conditionsRecheckSeconds": 3600])
+        try Self.addRecordingApp(env, "com.example.photos", "com.example.photos.sync")
+        let bus = try PrivateSystemBus(env)
+        defer { bus.stop() }
+        try bus.start("networkmanager")
+        // The template has no `Metered`: added before the scheduler starts, as NM_METERED_GUESS_NO.
+        let manager = "org.freedesktop.NetworkManager"
+        #expect(try bus.busctl(["call", manager, "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock", "AddProperty",
+                                "ssv", manager, "Metered", "u", "4"]).status == 0)
+        let daemon = try env.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        defer { daemon.stop() }
+        try env.waitUntil("metering from NetworkManager") { try Self.conditions(env)?.sources?["expensive"] == "networkmanager" }
+        // Discretionary transfers also wait for external power: that is simulated, so only metering moves.
+        #expect(try env.bgctl("conditions", "set", "power=ac").status == 0)
+        for (id, extra) in [("album", ["--discretionary"]), ("thumbnail", [])] {
+            let created = try env.run(TestEnvironment.binaries + "/bgctl",
+                                      ["transfer", "download", "--app", "com.example.photos", "--id", id, "http://127.0.0.1:9/\(id)",
+                                       "--to", "\(id).bin", "--earliest", "+3600", "--state", env.state, "--config", env.config] + extra)
+            #expect(created.status == 0, "\(created)")
+        }
+        func blockers(_ id: String) throws -> [String] {
+            let rows = try env.list()["transfers"] as? [[String: Any]] ?? []
+            return rows.first { $0["identifier"] as? String == id }?["blockers"] as? [String] ?? []
+        }
+        #expect(try blockers("album") == ["earliestBeginDate"])
+
+        // NM_METERED_YES: the discretionary one waits, the other does not.
+        try bus.set(manager, "/org/freedesktop/NetworkManager", manager, "Metered", "u", "1")
+        try env.waitUntil("metering to hold the discretionary transfer") { try blockers("album") == ["earliestBeginDate", "expensiveNetwork"] }
+        #expect(try blockers("thumbnail") == ["earliestBeginDate"])
+        #expect(try env.bgctl("status").stdout.contains("expensive=on"))
+
+        try bus.set(manager, "/org/freedesktop/NetworkManager", manager, "Metered", "u", "2")
+        try env.waitUntil("an unmetered network to release it") { try blockers("album") == ["earliestBeginDate"] }
+    }
+
     @Test func aServiceThatDiesOrSendsNonsenseFallsBackToTheFilesAndTheSchedulerRunsOn() throws {
         let env = try TestEnvironment()
         try env.writeSettings(["conditionsRecheckSeconds": 3600])
@@ -180,7 +218,7 @@ import Glibc
         let daemon = try env.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(env.root)/no-bus-here"])
         defer { daemon.stop() }
         let record = try #require(try Self.conditions(env))
-        #expect(record.sources == ["power": "files", "lowpower": "files", "idle": "files", "network": "files"])
+        #expect(record.sources == ["power": "files", "lowpower": "files", "idle": "files", "network": "files", "expensive": "files"])
         #expect(daemon.log.components(separatedBy: "no system bus").count == 2, "one line: \(daemon.log)")
         // Overrides work as before.
         #expect(try env.bgctl("conditions", "set", "power=battery").status == 0)
