@@ -10,7 +10,8 @@ import Glibc
 /// Nothing polls: the scheduler's `poll` watches the bus (``pollRequest``), and each turn hands
 /// it what arrived (``process()``). A `PropertiesChanged` or `NameOwnerChanged` of a service
 /// marks it stale; it is then read again with `Get` (so a restart, a departure or a value of the
-/// wrong type all take the same path). A service that is absent or answers nonsense gives `nil`
+/// wrong type all take the same path). Values never come from a signal's body: any client of the
+/// bus may send a signal, only the owner of the service's name answers `Get`. A service that is absent or answers nonsense gives `nil`
 /// values: the kernel's files decide those conditions (``DesktopReading/merged(onto:lowPowerBatteryPercent:)``).
 final class DesktopConditionSource {
     /// The services read, each with the bus names that may carry it and the interfaces whose
