@@ -39,7 +39,7 @@ let package = Package(
         .target(
             name: "SchedulerRuntime",
             dependencies: [
-                "SchedulerCore", "TaskState", "CLinuxSupport", "TransferEngine",
+                "SchedulerCore", "TaskState", "CLinuxSupport", "TransferEngine", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 // HMAC-SHA256 of launch tokens (``LaunchKey``).
@@ -84,6 +84,9 @@ let package = Package(
         // its cflags (-D_XOPEN_SOURCE=600) are flags SwiftPM refuses, and the header is on the
         // default include path.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
+        // libsystemd's sd-bus: the desktop's services (UPower, power-profiles-daemon, logind,
+        // NetworkManager) as condition sources (``DesktopConditionSource``).
+        .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
         // Copies cell grids to the terminal and decodes keys; the only ncurses user.
         .target(name: "CursesTerminal", dependencies: ["CNcurses", "Dashboard"]),
         .executableTarget(

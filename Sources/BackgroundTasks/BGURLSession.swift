@@ -152,7 +152,8 @@ public final class BGURLSession: Sendable {
             timeoutIntervalForResource: configuration.timeoutIntervalForResource, sha256: sha256,
             method: task.requestMethod, headers: task.requestHeaders?.isEmpty == false ? task.requestHeaders : nil,
             secretHeaderNames: configuration.secretHTTPHeaderNames.isEmpty ? nil : configuration.secretHTTPHeaderNames,
-            asksBeforeDelayedBegin: hints.earliest != nil && delegate is any BGURLSessionDelayedRequestDelegate)
+            asksBeforeDelayedBegin: hints.earliest != nil && delegate is any BGURLSessionDelayedRequestDelegate,
+            allowsExpensiveNetworkAccess: configuration.allowsExpensiveNetworkAccess)
         // The scheduler checks the numbers too; checking here says why without writing anything.
         let now = Date()
         if let problem = Command(issuedAt: now, action: .transferCreate(request)).outOfBounds(now: now) {

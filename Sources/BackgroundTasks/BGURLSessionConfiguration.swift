@@ -8,6 +8,10 @@ public struct BGURLSessionConfiguration: Sendable, Hashable {
     /// Wait for external power (and a network) before moving bytes. Transfers an app starts while
     /// it runs for a background task are discretionary whatever this says.
     public var isDiscretionary = false
+    /// Whether transfers may move bytes over a metered network (the scheduler's `expensive`
+    /// condition). `nil`, the default: yes, unless the transfer is discretionary (Apple's
+    /// background sessions keep those off expensive networks).
+    public var allowsExpensiveNetworkAccess: Bool?
     /// Launch the app when a transfer of this session ends and no process of the app runs.
     public var sessionSendsLaunchEvents = true
     /// Seconds without progress before an attempt fails and is retried.

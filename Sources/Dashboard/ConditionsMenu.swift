@@ -31,7 +31,7 @@ public enum ConditionsMenu {
         case .power: return on ? "ac" : "battery"
         case .network: return on ? "up" : "down"
         case .idle: return on ? "yes" : "no"
-        case .lowpower: return on ? "on" : "off"
+        case .lowpower, .expensive: return on ? "on" : "off"
         }
     }
 
@@ -92,7 +92,13 @@ public enum ConditionsMenu {
             var valueX = rect.x + 18
             valueX += grid.put(value(name, effective), x: valueX, y: y, style: fine ? palette.text : palette.error)
             if conditions.isSimulated(name) { grid.put("*", x: valueX, y: y, style: palette.misc) }
-            grid.put(value(name, conditions.probed[name]), x: rect.x + 28, y: y, style: palette.inactive)
+            let measured = value(name, conditions.probed[name])
+            grid.put(measured, x: rect.x + 28, y: y, style: palette.inactive)
+            // Where the measurement came from (a desktop service, or the kernel's files).
+            if let source = conditions.sources?[name.rawValue] {
+                let sourceX = rect.x + 28 + measured.count + 1
+                grid.put("from \(source)", x: sourceX, y: y, style: palette.inactive, maxWidth: max(0, rect.x + width - 2 - sourceX))
+            }
         }
         let hint = "a key flips its condition; * marks a simulated one"
         grid.put(hint, x: rect.x + 2, y: rect.y + height - 2, style: palette.inactive, maxWidth: width - 4)

@@ -196,6 +196,7 @@ enum Overlays {
         case .coalescing: return "other apps' requests coming due, to launch in one wake-up"
         case .launchLimit: return "a running launch ends (maxConcurrentLaunches)"
         case .notRecentlyUsed: return "a person uses the app (processingRecentUseDays; processing only)"
+        case .expensiveNetwork: return "a network that is not metered (expensive network access not allowed)"
         }
     }
 }

@@ -14,6 +14,7 @@ extension SchedulerState {
         if record.isThrottled(at: now) { result.append(.throttled) }
         if !record.enabled { result.append(.appDisabled) }
         if effective.lowPower { result.append(.lowPower) }
+        if effective.expensive && request.allowsExpensiveNetworkAccess == false { result.append(.expensiveNetwork) }
         if tasks[request.key] != nil { result.append(.alreadyRunning) }
         if catalog.manifests[request.app] == nil { result.append(.noManifest) }
         // Only once the request is ready: before that, its date holds it anyway.

@@ -171,7 +171,7 @@ extension SchedulerState {
             earliestBeginDate: submitted.earliestBeginDate,
             requiresNetworkConnectivity: isProcessing && submitted.requiresNetworkConnectivity,
             requiresExternalPower: isProcessing && submitted.requiresExternalPower,
-            submittedAt: now, commandID: command)
+            submittedAt: now, commandID: command, allowsExpensiveNetworkAccess: submitted.allowsExpensiveNetworkAccess)
         setRequest(request)
         if apps[appID] == nil { setApp(app(appID)) }
         let when = submitted.earliestBeginDate.map { " not before \(JSONFormat.string(from: $0))" } ?? ""
@@ -290,6 +290,7 @@ extension SchedulerState {
     public mutating func updateProbedConditions(_ probed: Conditions, batteryPercent: Int?, loadAverage: Double?, now: Date) {
         var updated = ConditionsRecord(probed: probed, overrides: conditions.overrides, batteryPercent: batteryPercent,
                                        loadAverage: loadAverage, probedAt: now)
+        updated.sources = conditions.sources
         let changed = updated.effective != conditions.effective
         if !changed && updated.probed == conditions.probed && updated.batteryPercent == conditions.batteryPercent {
             // Only the load figure moved: not worth a write.
@@ -360,6 +361,13 @@ public enum ConditionsDescription {
             "network=\(effective.network ? "up" : "down")\(mark(.network))",
             "idle=\(effective.idle ? "yes" : "no")\(mark(.idle))",
             "lowpower=\(effective.lowPower ? "on" : "off")\(mark(.lowpower))",
-        ].joined(separator: " ")
+        ].joined(separator: " ") + expensive(record)
+    }
+
+    /// A metered network is named only when it is (or is simulated): most machines never are,
+    /// and the four words before it stay as they were.
+    private static func expensive(_ record: ConditionsRecord) -> String {
+        guard record.effective.expensive || record.isSimulated(.expensive) else { return "" }
+        return " expensive=\(record.effective.expensive ? "on" : "off")\(record.isSimulated(.expensive) ? " (simulated)" : "")"
     }
 }

@@ -37,15 +37,19 @@ extension SchedulerState {
         }.min()
     }
 
-    /// Whether some request waits only on probed (not simulated) machine conditions, so the
-    /// runtime should look at the machine again after a while.
+    /// Whether some request waits only on probed (not simulated) machine conditions, at least
+    /// one of them read from the kernel's files, so the runtime should look at the machine again
+    /// after a while. Conditions a desktop service announces wake the runtime themselves.
     public func isWaitingOnConditions(at now: Date) -> Bool {
         let transferWaits = transfers.values.contains { record in
             guard record.state == .waiting else { return false }
             let blockers = transferBlockers(for: record, at: now)
             let probed = blockers.filter { ($0 == .network && !conditions.isSimulated(.network))
                 || ($0 == .externalPower && !conditions.isSimulated(.power)) }
-            return !probed.isEmpty && blockers.allSatisfy { probed.contains($0) || $0 == .earliestBeginDate || $0 == .retryBackoff || $0 == .relaunchDelay }
+            // Only the files need a timer: a service announces its own changes.
+            let fromFiles = probed.contains { ($0 == .network && conditions.isProbedFromFiles(.network))
+                || ($0 == .externalPower && conditions.isProbedFromFiles(.power)) }
+            return fromFiles && blockers.allSatisfy { probed.contains($0) || $0 == .earliestBeginDate || $0 == .retryBackoff || $0 == .relaunchDelay }
         }
         return transferWaits || isPushWaitingOnConditions(at: now) || requests.values.contains { request in
             let blockers = blockers(for: request, at: now)
@@ -54,7 +58,7 @@ extension SchedulerState {
                 if blocker.isTimed { return true }
                 guard let name = blocker.condition else { return false }
                 return !conditions.isSimulated(name)
-            } && blockers.contains { $0.condition != nil }
+            } && blockers.contains { $0.condition.map(conditions.isProbedFromFiles) ?? false }
         }
     }
 }

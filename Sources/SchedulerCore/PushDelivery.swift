@@ -153,6 +153,6 @@ extension SchedulerState {
 
     /// Whether a held push waits on a probed (not simulated) low power mode.
     func isPushWaitingOnConditions(at now: Date) -> Bool {
-        !conditions.isSimulated(.lowpower) && nextHeldPushes().contains { pushBlockers(for: $0, at: now).contains(.lowPower) }
+        conditions.isProbedFromFiles(.lowpower) && nextHeldPushes().contains { pushBlockers(for: $0, at: now).contains(.lowPower) }
     }
 }

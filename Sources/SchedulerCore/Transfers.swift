@@ -85,6 +85,7 @@ extension SchedulerState {
             sessionSendsLaunchEvents: request.sessionSendsLaunchEvents, sha256: sha256, method: request.method,
             headers: request.headers?.isEmpty == false ? request.headers : nil,
             secretHeaderNames: request.secretHeaderNames?.isEmpty == false ? request.secretHeaderNames : nil)
+        record.allowsExpensiveNetworkAccess = request.allowsExpensiveNetworkAccess
         // Only a delayed transfer is asked about (`willBeginDelayedRequest`).
         if request.asksBeforeDelayedBegin && request.earliestBeginDate != nil { record.asksBeforeDelayedBegin = true }
         // A verified launch token of this app is a process the scheduler launched, too.
@@ -171,6 +172,7 @@ extension SchedulerState {
         let effective = conditions.effective
         if !effective.network { result.append(.network) }
         if record.isDiscretionary && !effective.externalPower { result.append(.externalPower) }
+        if effective.expensive && !record.mayUseExpensiveNetwork { result.append(.expensiveNetwork) }
         if !app(record.app).enabled { result.append(.appDisabled) }
         return result
     }

@@ -23,6 +23,8 @@ final class KernelWait {
         var samplingDue = false
         /// The service manager is due a watchdog ping or held-back counts (``ServiceNotification``).
         var serviceDue = false
+        /// The system bus has messages, or sd-bus's own time limit passed (``DesktopConditionSource``).
+        var busDue = false
     }
 
     let watcher: ChangeWatcher
@@ -130,8 +132,9 @@ final class KernelWait {
         if let descriptor = pidDescriptors.removeValue(forKey: pid) { close(descriptor) }
     }
 
-    /// Sleeps until at least one source is ready and reports everything that is.
-    func wait() -> Wake {
+    /// Sleeps until at least one source is ready and reports everything that is. `bus` is what
+    /// the system bus's connection asks to be watched for (``DesktopBus/pollRequest``).
+    func wait(bus: (descriptor: Int32, events: Int16, milliseconds: Int32)? = nil) -> Wake {
         var poll = KernelPoll<Source>()
         poll.watch(.signals, signalDescriptor)
         poll.watch(.changes, watcher.descriptor)
@@ -141,7 +144,11 @@ final class KernelWait {
         poll.watch(.stop, stopPipe.readEnd)
         poll.watch(.notify, notifyPipe.readEnd)
         for (pid, descriptor) in pidDescriptors { poll.watch(.exit(pid), descriptor) }
-        let ready = poll.wait() ?? []
+        if let bus {
+            poll.watch(.bus, bus.descriptor)
+            poll.setEvents(of: .bus, bus.events)
+        }
+        let ready = poll.wait(milliseconds: bus?.milliseconds ?? -1) ?? []
 
         var wake = Wake()
         if ready.contains(.signals) {
@@ -164,6 +171,8 @@ final class KernelWait {
             bg_timerfd_drain(serviceDescriptor)
             wake.serviceDue = true
         }
+        // No source ready with a bus: sd-bus's time limit passed, and it has something to do.
+        if bus != nil && (ready.contains(.bus) || ready.isEmpty) { wake.busDue = true }
         if ready.contains(.stop) { wake.stopRequested = true }
         if ready.contains(.notify) {
             notifyPipe.drain()
@@ -178,7 +187,7 @@ final class KernelWait {
 
     /// What the loop sleeps on.
     private enum Source: Hashable {
-        case signals, changes, timer, stop, notify, sampling, service
+        case signals, changes, timer, stop, notify, sampling, service, bus
         /// A watched process (by its pidfd) ended.
         case exit(Int32)
 

@@ -38,6 +38,8 @@ public final class SchedulerDaemon {
     let settings: SchedulerSettings
     let logger: Logger
     let probe: ConditionsProbe
+    /// The desktop's services on the system bus; `nil` without one (the files alone decide).
+    let desktop: DesktopConditionSource?
     private let lock: StateLock
     let wait: KernelWait
     let committer: GroupCommit
@@ -153,9 +155,11 @@ public final class SchedulerDaemon {
             throw .state("\(error)")
         }
         recoveryEvents += Self.replayJournal(committer, paths: paths, logger: logger, now: now)
-        let reading = probe.read(idleLoadAverage: settings.idleLoadAverage, lowPowerBatteryPercent: settings.lowPowerBatteryPercent)
-        let conditions = ConditionsRecord(probed: reading.conditions, batteryPercent: reading.batteryPercent,
+        desktop = Self.connectDesktop(logger: logger)
+        let (reading, sources) = Self.readConditions(probe: probe, desktop: desktop, settings: settings)
+        var conditions = ConditionsRecord(probed: reading.conditions, batteryPercent: reading.batteryPercent,
                                           loadAverage: reading.loadAverage, probedAt: now)
+        conditions.sources = sources
         let snapshot = StateSnapshot.load(paths)
         state = SchedulerState(settings: settings, catalog: ManifestCatalog(), snapshot: snapshot, conditions: conditions)
         for file in snapshot.unreadable {
@@ -188,7 +192,7 @@ public final class SchedulerDaemon {
             service?.ready(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
             while !stopping {
                 if let service { wait.armService(at: service.nextDeadline) }
-                let wake = wait.wait()
+                let wake = wait.wait(bus: desktop?.pollRequest)
                 try turn(Date(), wake: wake)
                 service?.turnEnded(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
             }
@@ -243,6 +247,8 @@ public final class SchedulerDaemon {
             }
         }
         if wake.stopRequested { stopping = true }
+        // A service's change is judged in this very turn, before the inbox and launches.
+        if wake.busDue { takeDesktopChanges(now: now) }
         if wake.notified {
             applyTransferEvents(now: now)
             applyPushSubscriptionEvents()

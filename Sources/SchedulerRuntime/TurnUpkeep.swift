@@ -73,10 +73,11 @@ extension SchedulerDaemon {
     }
 
     func probeConditions(now: Date) {
-        let reading = probe.read(idleLoadAverage: settings.idleLoadAverage, lowPowerBatteryPercent: settings.lowPowerBatteryPercent)
+        let (reading, sources) = Self.readConditions(probe: probe, desktop: desktop, settings: settings)
         lastProbe = now
         state.updateProbedConditions(reading.conditions, batteryPercent: reading.batteryPercent,
                                      loadAverage: reading.loadAverage, now: now)
+        state.updateConditionSources(sources, now: now)
     }
 
     func quarantine(_ path: String, reason: String, now: Date, type: Event.Kind = .quarantined) -> Event {

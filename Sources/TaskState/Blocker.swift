@@ -35,6 +35,9 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
     /// A processing request of an app a person has not used within `processingRecentUseDays`
     /// (`docs/scheduling.md#the-small-rules`): it clears when the app is used, not by time.
     case notRecentlyUsed
+    /// It does not allow expensive network access (``SubmitRequest/allowsExpensiveNetworkAccess``)
+    /// and the network is metered (the `expensive` condition).
+    case expensiveNetwork
 
     /// The short words of tables (`bgtop`'s pending and transfer panels); `bgctl` and the detail
     /// view use the case name itself.
@@ -52,6 +55,7 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
         case .launchLimit: return "queued"
         case .coalescing: return rawValue
         case .notRecentlyUsed: return "not used lately"
+        case .expensiveNetwork: return "metered"
         case .network, .idle, .throttled: return rawValue
         }
     }
@@ -68,6 +72,7 @@ public enum Blocker: String, Codable, Sendable, CaseIterable {
         case .network: return .network
         case .idle: return .idle
         case .lowPower: return .lowpower
+        case .expensiveNetwork: return .expensive
         default: return nil
         }
     }
@@ -89,6 +94,9 @@ public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
     /// The scheduler asked the app (`willBeginDelayedRequest`) whether to begin, change or
     /// cancel it, and waits for the answer until ``TransferRecord/delayedRequestAnswerBy``.
     case awaitingAnswer
+    /// It may not use expensive network access (``TransferRecord/mayUseExpensiveNetwork``) and
+    /// the network is metered.
+    case expensiveNetwork
 
     /// The short words of tables, as for ``Blocker/label``.
     public var label: String {
@@ -100,6 +108,7 @@ public enum TransferBlocker: String, Codable, Sendable, CaseIterable {
         case .appDisabled: return Blocker.appDisabled.label
         case .relaunchDelay: return "relaunch delay"
         case .awaitingAnswer: return "asking app"
+        case .expensiveNetwork: return Blocker.expensiveNetwork.label
         }
     }
 }
@@ -112,6 +121,6 @@ extension Blocker {
     /// Blockers a detail view lists only while they hold a request: most requests never meet
     /// them, and "ok" would say nothing.
     public var isListedOnlyWhenHolding: Bool {
-        isUsagePlan || self == .coalescing || self == .launchLimit || self == .notRecentlyUsed
+        isUsagePlan || self == .coalescing || self == .launchLimit || self == .notRecentlyUsed || self == .expensiveNetwork
     }
 }

@@ -53,6 +53,8 @@ public struct Command: Codable, Hashable, Sendable {
         var earliestBeginDate: Date?
         var requiresNetworkConnectivity: Bool?
         var requiresExternalPower: Bool?
+        /// `submit` and `transferCreate`: whether a metered network may be used (absent: the default).
+        var allowsExpensiveNetworkAccess: Bool?
         var success: Bool?
         var name: String?
         var pid: Int32?
@@ -130,7 +132,8 @@ public struct Command: Codable, Hashable, Sendable {
                 app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"),
                 kind: try need(wire.kind, "kind"), earliestBeginDate: wire.earliestBeginDate,
                 requiresNetworkConnectivity: wire.requiresNetworkConnectivity ?? false,
-                requiresExternalPower: wire.requiresExternalPower ?? false))
+                requiresExternalPower: wire.requiresExternalPower ?? false,
+                allowsExpensiveNetworkAccess: wire.allowsExpensiveNetworkAccess))
         case .cancel:
             action = .cancel(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .cancelAll:
@@ -166,7 +169,8 @@ public struct Command: Codable, Hashable, Sendable {
                 countOfBytesClientExpectsToReceive: wire.countOfBytesClientExpectsToReceive,
                 timeoutIntervalForRequest: wire.timeoutIntervalForRequest, timeoutIntervalForResource: wire.timeoutIntervalForResource,
                 sha256: wire.sha256, method: wire.method, headers: wire.headers, secretHeaderNames: wire.secretHeaders,
-                asksBeforeDelayedBegin: wire.asksBeforeDelayedBegin ?? false))
+                asksBeforeDelayedBegin: wire.asksBeforeDelayedBegin ?? false,
+                allowsExpensiveNetworkAccess: wire.allowsExpensiveNetworkAccess))
         case .transferCancel:
             action = .transferCancel(app: try need(wire.app, "app"), identifier: try need(wire.identifier, "identifier"))
         case .transferPause:
@@ -226,6 +230,7 @@ public struct Command: Codable, Hashable, Sendable {
             wire.earliestBeginDate = request.earliestBeginDate
             wire.requiresNetworkConnectivity = request.requiresNetworkConnectivity
             wire.requiresExternalPower = request.requiresExternalPower
+            wire.allowsExpensiveNetworkAccess = request.allowsExpensiveNetworkAccess
         case .cancel(let app, let identifier):
             wire.app = app
             wire.identifier = identifier
@@ -278,6 +283,7 @@ public struct Command: Codable, Hashable, Sendable {
             wire.headers = request.headers
             wire.secretHeaders = request.secretHeaderNames
             wire.asksBeforeDelayedBegin = request.asksBeforeDelayedBegin ? true : nil
+            wire.allowsExpensiveNetworkAccess = request.allowsExpensiveNetworkAccess
         case .transferCancel(let app, let identifier), .transferPause(let app, let identifier),
              .transferResume(let app, let identifier), .transferAcknowledge(let app, let identifier):
             wire.app = app

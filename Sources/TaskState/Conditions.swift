@@ -10,17 +10,35 @@ public struct Conditions: Codable, Hashable, Sendable {
     public var idle: Bool
     /// On battery at or under the low-power threshold.
     public var lowPower: Bool
+    /// The network is metered (NetworkManager's `Metered`): transfers and requests that do not
+    /// allow expensive network access wait. Absent from older files: false.
+    public var expensive: Bool
 
-    public init(externalPower: Bool = true, network: Bool = true, idle: Bool = true, lowPower: Bool = false) {
+    public init(externalPower: Bool = true, network: Bool = true, idle: Bool = true, lowPower: Bool = false,
+                expensive: Bool = false) {
         self.externalPower = externalPower
         self.network = network
         self.idle = idle
         self.lowPower = lowPower
+        self.expensive = expensive
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case externalPower, network, idle, lowPower, expensive
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        externalPower = try container.decode(Bool.self, forKey: .externalPower)
+        network = try container.decode(Bool.self, forKey: .network)
+        idle = try container.decode(Bool.self, forKey: .idle)
+        lowPower = try container.decode(Bool.self, forKey: .lowPower)
+        expensive = try container.decodeIfPresent(Bool.self, forKey: .expensive) ?? false
     }
 
     /// The conditions, one by one, in display order.
     public enum Name: String, Codable, Sendable, CaseIterable {
-        case power, network, idle, lowpower
+        case power, network, idle, lowpower, expensive
     }
 
     public subscript(name: Name) -> Bool {
@@ -30,6 +48,7 @@ public struct Conditions: Codable, Hashable, Sendable {
             case .network: return network
             case .idle: return idle
             case .lowpower: return lowPower
+            case .expensive: return expensive
             }
         }
         set {
@@ -38,6 +57,7 @@ public struct Conditions: Codable, Hashable, Sendable {
             case .network: network = newValue
             case .idle: idle = newValue
             case .lowpower: lowPower = newValue
+            case .expensive: expensive = newValue
             }
         }
     }
@@ -49,12 +69,15 @@ public struct ConditionOverrides: Codable, Hashable, Sendable {
     public var network: Bool?
     public var idle: Bool?
     public var lowPower: Bool?
+    public var expensive: Bool?
 
-    public init(externalPower: Bool? = nil, network: Bool? = nil, idle: Bool? = nil, lowPower: Bool? = nil) {
+    public init(externalPower: Bool? = nil, network: Bool? = nil, idle: Bool? = nil, lowPower: Bool? = nil,
+                expensive: Bool? = nil) {
         self.externalPower = externalPower
         self.network = network
         self.idle = idle
         self.lowPower = lowPower
+        self.expensive = expensive
     }
 
     public subscript(name: Conditions.Name) -> Bool? {
@@ -64,6 +87,7 @@ public struct ConditionOverrides: Codable, Hashable, Sendable {
             case .network: return network
             case .idle: return idle
             case .lowpower: return lowPower
+            case .expensive: return expensive
             }
         }
         set {
@@ -72,6 +96,7 @@ public struct ConditionOverrides: Codable, Hashable, Sendable {
             case .network: network = newValue
             case .idle: idle = newValue
             case .lowpower: lowPower = newValue
+            case .expensive: expensive = newValue
             }
         }
     }
@@ -108,6 +133,10 @@ public struct ConditionsRecord: Codable, Hashable, Sendable {
     /// The one-minute load average at the last probe.
     public var loadAverage: Double?
     public var probedAt: Date
+    /// Where each probed condition came from, by name (`power`, `network`, `idle`, `lowpower`):
+    /// `upower`, `power-profiles-daemon`, `logind`, `networkmanager`, or `files` (the kernel's);
+    /// absent from schedulers that read only the files.
+    public var sources: [String: String]?
 
     public init(probed: Conditions, overrides: ConditionOverrides = ConditionOverrides(),
                 batteryPercent: Int? = nil, loadAverage: Double? = nil, probedAt: Date) {
@@ -121,4 +150,11 @@ public struct ConditionsRecord: Codable, Hashable, Sendable {
 
     /// Whether `name` is overridden (shown as simulated).
     public func isSimulated(_ name: Conditions.Name) -> Bool { overrides[name] != nil }
+
+    /// Whether `name` rests on the kernel's files, which announce no change: something waiting
+    /// on it needs a timed re-probe. Overridden conditions and conditions a desktop service
+    /// announces (``sources``) do not.
+    public func isProbedFromFiles(_ name: Conditions.Name) -> Bool {
+        !isSimulated(name) && (sources?[name.rawValue] ?? "files").split(separator: "+").contains("files")
+    }
 }

@@ -23,8 +23,8 @@ public struct KernelPoll<Source: Hashable> {
         }
     }
 
-    /// What `source` waits for (`POLLIN`, `POLLOUT`).
-    mutating func setEvents(of source: Source, _ events: Int16) {
+    /// What `source` waits for (`POLLIN`, `POLLOUT`, or both).
+    public mutating func setEvents(of source: Source, _ events: Int16) {
         guard let index = sources.firstIndex(of: source) else { return }
         entries[index].events = events
     }

@@ -18,10 +18,13 @@ public struct PendingRequest: Codable, Hashable, Sendable {
     public var submittedAt: Date
     /// The command that submitted it.
     public var commandID: String?
+    /// `false`: waits while the network is metered (blocker `expensiveNetwork`); absent: allowed.
+    public var allowsExpensiveNetworkAccess: Bool?
 
     public init(app: Identifier, identifier: Identifier, kind: TaskKind, earliestBeginDate: Date? = nil,
                 requiresNetworkConnectivity: Bool = false, requiresExternalPower: Bool = false,
-                submittedAt: Date, commandID: String? = nil) {
+                submittedAt: Date, commandID: String? = nil, allowsExpensiveNetworkAccess: Bool? = nil) {
+        self.allowsExpensiveNetworkAccess = allowsExpensiveNetworkAccess
         self.app = app
         self.identifier = identifier
         self.kind = kind

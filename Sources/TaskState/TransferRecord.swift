@@ -33,6 +33,9 @@ public struct TransferRecord: Codable, Hashable, Sendable {
 
     /// Downloads: where the finished file goes, inside the app's own folder (relative to it, or absolute).
     public var destination: String?
+    /// Whether it may run while the network is metered; `nil`: the default
+    /// (``mayUseExpensiveNetwork``).
+    public var allowsExpensiveNetworkAccess: Bool?
     /// Uploads: the file whose bytes are sent.
     public var sourceFile: String?
     /// The app's hint `countOfBytesClientExpectsToReceive` (downloads).
@@ -181,4 +184,10 @@ extension TransferRecord {
               progress.key == record.key, progress.updatedAt > record.updatedAt else { return record }
         return progress
     }
+}
+
+extension TransferRecord {
+    /// Whether it may run on a metered network: as set, else yes unless discretionary (Apple's
+    /// background sessions keep discretionary transfers off expensive networks).
+    public var mayUseExpensiveNetwork: Bool { allowsExpensiveNetworkAccess ?? !isDiscretionary }
 }

@@ -35,6 +35,9 @@ public struct TransferRequest: Hashable, Sendable {
     /// The app wants to be asked before the transfer begins, once its `earliestBeginDate` has
     /// passed (`willBeginDelayedRequest`); without an `earliestBeginDate` nothing is asked.
     public var asksBeforeDelayedBegin: Bool
+    /// Whether it may run while the network is metered; `nil`: yes unless discretionary
+    /// (``TransferRecord/mayUseExpensiveNetwork``).
+    public var allowsExpensiveNetworkAccess: Bool?
 
     public init(app: Identifier, identifier: Identifier, session: String? = nil, direction: TransferRecord.Direction,
                 url: String, destination: String? = nil, sourceFile: String? = nil, earliestBeginDate: Date? = nil,
@@ -42,7 +45,9 @@ public struct TransferRequest: Hashable, Sendable {
                 countOfBytesClientExpectsToSend: Int64? = nil, countOfBytesClientExpectsToReceive: Int64? = nil,
                 timeoutIntervalForRequest: Double? = nil, timeoutIntervalForResource: Double? = nil,
                 sha256: String? = nil, method: String? = nil, headers: [TransferHeader]? = nil,
-                secretHeaderNames: [String]? = nil, asksBeforeDelayedBegin: Bool = false) {
+                secretHeaderNames: [String]? = nil, asksBeforeDelayedBegin: Bool = false,
+                allowsExpensiveNetworkAccess: Bool? = nil) {
+        self.allowsExpensiveNetworkAccess = allowsExpensiveNetworkAccess
         self.app = app
         self.identifier = identifier
         self.session = session

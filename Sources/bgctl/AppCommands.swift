@@ -183,7 +183,7 @@ struct AppSwitch: ParsableCommand {
 struct ConditionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conditions",
-        abstract: "Show conditions, or override them for testing: conditions set power=ac|battery network=up|down idle=yes|no lowpower=on|off; conditions clear.")
+        abstract: "Show conditions, or override them for testing: conditions set power=ac|battery network=up|down idle=yes|no lowpower=on|off expensive=on|off; conditions clear.")
 
     @OptionGroup var locations: LocationOptions
     @Argument(help: "Nothing, 'set KEY=VALUE...' or 'clear'.") var words: [String] = []
@@ -194,6 +194,7 @@ struct ConditionsCommand: ParsableCommand {
         .network: ["up": true, "down": false],
         .idle: ["yes": true, "no": false],
         .lowpower: ["on": true, "off": false],
+        .expensive: ["on": true, "off": false],
     ]
 
     func parseOverrides(_ assignments: ArraySlice<String>) throws -> ConditionOverrides {
@@ -202,7 +203,7 @@ struct ConditionsCommand: ParsableCommand {
         for assignment in assignments {
             let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, let name = Conditions.Name(rawValue: parts[0]), let table = Self.values[name] else {
-                throw ValidationError("bad condition '\(assignment)': keys are power, network, idle, lowpower")
+                throw ValidationError("bad condition '\(assignment)': keys are power, network, idle, lowpower, expensive")
             }
             guard let value = table[parts[1]] else {
                 throw ValidationError("bad value for \(name.rawValue): use \(table.keys.sorted().joined(separator: " or "))")

@@ -134,6 +134,7 @@ struct Status: ParsableCommand {
         printLine("config: \(locations.configDirectory)")
         if let conditions = snapshot.conditions {
             print("conditions: \(ConditionsDescription.describe(conditions))")
+            if let sources = ConditionsDescription.describeSources(conditions) { print("sources: \(sources)") }
         } else {
             print("conditions: not measured yet")
         }

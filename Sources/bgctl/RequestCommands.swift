@@ -20,6 +20,9 @@ struct Submit: ParsableCommand {
     @Option(help: "earliestBeginDate: an ISO 8601 date (2026-11-22T12:00:00Z) or +SECONDS from now.") var earliest: String?
     @Flag(help: "Processing only: wait for a network connection.") var requiresNetwork = false
     @Flag(help: "Processing only: wait for external power.") var requiresPower = false
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Whether it may run while the network is metered (allowsExpensiveNetworkAccess); default: yes."))
+    var allowsExpensiveNetwork: Bool?
 
     func validate() throws {
         if kind == .refresh && (requiresNetwork || requiresPower) {
@@ -32,7 +35,8 @@ struct Submit: ParsableCommand {
         let request = SubmitRequest(
             app: try identifier(app, "app"), identifier: try identifier(id, "identifier"), kind: kind.kind,
             earliestBeginDate: try earliest.map { try parseEarliest($0, now: now) },
-            requiresNetworkConnectivity: requiresNetwork, requiresExternalPower: requiresPower)
+            requiresNetworkConnectivity: requiresNetwork, requiresExternalPower: requiresPower,
+            allowsExpensiveNetworkAccess: allowsExpensiveNetwork)
         try CommandSender(locations: locations).send(.submit(request))
         // Accepted (a refusal threw above), so the one line is advice, not an error.
         if let warning = DistantBeginDate.warning(identifier: request.identifier.rawValue, earliest: request.earliestBeginDate, now: now) {

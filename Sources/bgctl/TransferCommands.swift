@@ -18,6 +18,9 @@ struct TransferCommand: ParsableCommand {
         @Option(help: "earliestBeginDate: an ISO 8601 date or +SECONDS from now.") var earliest: String?
         @Flag(help: "Wait for external power (and a network), like a discretionary URLSession.") var discretionary = false
         @Flag(help: "Launch the app (reason urlSession) when the transfer ends.") var launchEvents = false
+        @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+            "Whether it may run on a metered network (allowsExpensiveNetworkAccess); default: yes unless --discretionary."))
+        var allowsExpensiveNetwork: Bool?
         // The numbers are Strings: bgctl parses them itself against their documented ranges
         // (NumberArgument), so nan, inf and 1e300 are one line and exit 2.
         @Option(help: "Seconds without progress before an attempt fails, 1 to 2592000 (timeoutIntervalForRequest, default 60).")
@@ -63,7 +66,8 @@ struct TransferCommand: ParsableCommand {
                 countOfBytesClientExpectsToReceive: direction == .download ? expectedBytes : nil,
                 timeoutIntervalForRequest: requestTimeout, timeoutIntervalForResource: resourceTimeout,
                 sha256: sha256, method: method, headers: fields.isEmpty ? nil : fields,
-                secretHeaderNames: secretHeaders.isEmpty ? nil : secretHeaders, asksBeforeDelayedBegin: askBeforeBegin)
+                secretHeaderNames: secretHeaders.isEmpty ? nil : secretHeaders, asksBeforeDelayedBegin: askBeforeBegin,
+                allowsExpensiveNetworkAccess: allowsExpensiveNetwork)
         }
     }
 

@@ -60,6 +60,10 @@ struct CommandTests {
                                              headers: [TransferHeader(name: "Authorization", value: "Bearer x")],
                                              secretHeaderNames: ["X-Key"])),
         .transferAnswer(DelayedRequestAnswer(app: app, identifier: ident("later"), disposition: .new, headers: [])),
+        .setConditions(ConditionOverrides(expensive: true)),
+        .submit(SubmitRequest(app: app, identifier: task, kind: .processing, allowsExpensiveNetworkAccess: false)),
+        .transferCreate(TransferRequest(app: app, identifier: ident("big"), direction: .download, url: "https://example.com/big",
+                                        destination: "big", isDiscretionary: true, allowsExpensiveNetworkAccess: true)),
     ]
 
     @Test("every action survives encode and decode", arguments: actions)
