@@ -127,7 +127,7 @@ import Testing
         try env.writeJSON(["id": Self.app, "executable": "/bin/sleep", "arguments": ["0"],
                            "permittedIdentifiers": ["\(Self.app).refresh"], "backgroundModes": ["fetch", "processing"]],
                           to: "\(env.config)/apps/\(Self.app).json")
-        let sleeper = try Spawn.start("/bin/sleep", ["120"], environment: [:], stdout: "/dev/null", stderr: "/dev/null")
+        let sleeper = try Spawn.start("/bin/sleep", ["3600"], environment: [:], stdout: "/dev/null", stderr: "/dev/null")
         defer {
             kill(sleeper, SIGKILL)
             _ = Spawn.wait(sleeper)
