@@ -37,12 +37,7 @@ import Glibc
         // A request an hour away: the only wake-up due is its timer.
         #expect(try env.bgctl("submit", "--app", "com.example.idle", "--id", "com.example.idle.refresh", "--kind", "refresh",
                               "--earliest", "+3600").status == 0)
-        usleep(200_000)
-        let before = contextSwitches(of: daemon.pid)
-        usleep(2_000_000)
-        let after = contextSwitches(of: daemon.pid)
-        #expect(before > 0)
-        #expect(after == before, "bgtaskd woke \(after - before) times in 2 s while idle")
+        expectNoWakeUps(of: daemon.pid)
     }
 
     @Test func garbageStateFilesAreQuarantinedWithAnEvent() throws {
@@ -108,6 +103,17 @@ import Glibc
             return text.contains(#""type":"submitted""#)
         }
     }
+}
+
+/// Expects `pid` not to wake at all over two seconds, after a moment to settle: its context
+/// switches (every thread's) do not move.
+func expectNoWakeUps(of pid: Int32, _ what: String = "bgtaskd", sourceLocation: SourceLocation = #_sourceLocation) {
+    usleep(200_000)
+    let before = contextSwitches(of: pid)
+    usleep(2_000_000)
+    let after = contextSwitches(of: pid)
+    #expect(before > 0, sourceLocation: sourceLocation)
+    #expect(after == before, "\(what) woke \(after - before) times in 2 s while idle", sourceLocation: sourceLocation)
 }
 
 /// Voluntary plus involuntary context switches of every thread of a process.

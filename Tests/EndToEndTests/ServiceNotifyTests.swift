@@ -88,12 +88,7 @@ import Glibc
                               "--earliest", "+3600").status == 0)
         // Sent once the second since READY is up: after it, nothing is due but the request's timer.
         try listener.next("the new count") { $0 == "STATUS=1 pending, 0 running, 0 transfers" }
-        usleep(200_000)
-        let before = contextSwitches(of: daemon.pid)
-        usleep(2_000_000)
-        let after = contextSwitches(of: daemon.pid)
-        #expect(before > 0)
-        #expect(after == before, "bgtaskd woke \(after - before) times in 2 s while idle")
+        expectNoWakeUps(of: daemon.pid)
     }
 
     @Test func anAbstractNotifySocketIsReached() throws {
