@@ -52,7 +52,8 @@ final class DelayedRequestQuestions: Sendable {
         var identifier: String
         var askedAt: Date
     }
-    private let state = Mutex<(asked: Set<Asked>, running: [Task<Void, Never>])>(([], []))
+    /// Questions taken up, and the answers still being given (each removes itself when sent).
+    private let state = Mutex<(asked: Set<Asked>, running: [Asked: Task<Void, Never>])>(([], [:]))
     private let logger = Logger(label: "BackgroundTasks")
 
     /// Asks the delegate about `record` if the scheduler waits for an answer the session has not
@@ -64,38 +65,50 @@ final class DelayedRequestQuestions: Sendable {
         guard state.withLock({ $0.asked.insert(key).inserted }) else { return }
         let request = BGURLSession.request(of: record)
         let logger = logger
-        let answering = Task {
+        let answering = Task { [self] in
+            defer { _ = state.withLock { $0.running.removeValue(forKey: key) } }
             let disposition = await delegate.urlSession(session, task: task, willBeginDelayedRequest: request)
-            let answer = Self.answer(disposition, record: record)
+            let answer = Self.answer(disposition, record: record, logger: logger)
             let outcome = await offThePool { SchedulerConnection(context: context).tell(.transferAnswer(answer)) }
-            guard let refusal = outcome?.error else { return }
-            logger.error("the answer about transfer \(record.identifier) was refused: \(refusal.message)")
-            // A new request the scheduler cannot use: the one the app just turned down must not go
-            // out when the answer time ends, so the transfer is cancelled instead.
-            guard answer.disposition == .new, !refusal.message.contains("is not waiting for an answer") else { return }
-            let cancel = DelayedRequestAnswer(app: record.app, identifier: record.identifier, disposition: .cancel)
-            _ = await offThePool { SchedulerConnection(context: context).tell(.transferAnswer(cancel)) }
-            logger.error("transfer \(record.identifier) is cancelled rather than begun with the request the delegate replaced")
+            if let refusal = outcome?.error {
+                logger.error("the answer about transfer \(record.identifier) was refused: \(refusal.message)")
+            }
         }
-        state.withLock { $0.running.append(answering) }
+        state.withLock { $0.running[key] = answering }
     }
 
     /// Waits until every question asked so far is answered.
     func waitForAnswers() async {
-        while let next = state.withLock({ $0.running.isEmpty ? nil : $0.running.removeFirst() }) {
-            await next.value
+        while true {
+            let pending = state.withLock { $0.running }
+            guard !pending.isEmpty else { return }
+            for answering in pending.values { await answering.value }
+            // Also those that ended before they were filed (their own removal came first).
+            state.withLock { shared in for key in pending.keys { shared.running[key] = nil } }
         }
     }
 
-    private static func answer(_ disposition: BGURLSession.DelayedRequestDisposition, record: TransferRecord) -> DelayedRequestAnswer {
+    /// The command for `disposition`. A new request the scheduler would refuse (not http(s), a
+    /// header against the rules) becomes a cancel: the request the delegate turned down must not
+    /// go out when the answer time ends.
+    private static func answer(_ disposition: BGURLSession.DelayedRequestDisposition, record: TransferRecord,
+                               logger: Logger) -> DelayedRequestAnswer {
         switch disposition {
         case .continueLoading:
             return DelayedRequestAnswer(app: record.app, identifier: record.identifier, disposition: .continue)
         case .cancel:
             return DelayedRequestAnswer(app: record.app, identifier: record.identifier, disposition: .cancel)
         case .useNewRequest(let request):
-            return DelayedRequestAnswer(app: record.app, identifier: record.identifier, disposition: .new,
-                                        url: request.url?.absoluteString, headers: BGURLSession.headers(of: request) ?? [])
+            let url = request.url?.absoluteString ?? ""
+            let headers = BGURLSession.headers(of: request) ?? []
+            let scheme = request.url?.scheme?.lowercased()
+            let problem = (scheme == "http" || scheme == "https") && request.url?.host?.isEmpty == false
+                ? TransferHeaderRules.problem(headers: headers) : "'\(url)' is not an http or https URL"
+            if let problem {
+                logger.error("the new request for transfer \(record.identifier) cannot be used (\(problem)); it is cancelled rather than begun as made")
+                return DelayedRequestAnswer(app: record.app, identifier: record.identifier, disposition: .cancel)
+            }
+            return DelayedRequestAnswer(app: record.app, identifier: record.identifier, disposition: .new, url: url, headers: headers)
         }
     }
 }

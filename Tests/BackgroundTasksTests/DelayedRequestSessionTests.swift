@@ -82,6 +82,31 @@ import Testing
         await server.shutdown()
     }
 
+    /// A new request the scheduler could not use (not http or https) cancels the transfer: the
+    /// request the delegate turned down does not go out when the answer time ends.
+    @Test func anUnusableNewRequestCancelsRatherThanSendingTheOldOne() async throws {
+        let env = try TestEnvironment()
+        try env.writeSettings(["delayedRequestAnswerSeconds": 3])
+        let server = try await LoopbackServer.start()
+        let old = server.url("/generated/\(Self.size)?seed=5")
+        try addAsker(env, answer: "new:ftp://127.0.0.1/elsewhere")
+        let daemon = try env.startDaemon()
+        let app = try startAttached(env, old: old, answer: "new:ftp://127.0.0.1/elsewhere")
+        defer {
+            kill(app, SIGKILL)
+            _ = Spawn.wait(app)
+            endFixtureProcesses(env)
+            daemon.stop()
+        }
+        try await env.eventually("the transfer to end", timeout: 30) { !env.fixtureEvents("session-complete").isEmpty }
+        let end = try #require(env.fixtureEvents("session-complete").first?.detail)
+        #expect(end.contains("cancelled by the app before its delayed begin"), "\(end)")
+        #expect(server.requests(for: "/generated/\(Self.size)").isEmpty, "the old request never went out")
+        #expect(env.events(.transferAnswered).map(\.reason) == ["cancel"])
+        #expect(env.events(.transferAnswerTimedOut).isEmpty)
+        await server.shutdown()
+    }
+
     @Test func aStoppedAppIsLaunchedToBeAskedAndItsNewRequestGoesOut() async throws {
         let env = try TestEnvironment()
         let server = try await LoopbackServer.start()
