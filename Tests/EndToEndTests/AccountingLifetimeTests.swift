@@ -72,7 +72,7 @@ import Glibc
         }
         #expect(try env.bgctl("submit", "--app", Self.app, "--id", Self.refresh, "--kind", "refresh", "--earliest", "+3600").status == 0)
         #expect(try env.bgctl("simulate-launch", Self.refresh).status == 0)
-        try env.waitUntil("the handler to start") { !env.output(of: Self.app).isEmpty }
+        try await env.eventually("the handler to start") { !env.output(of: Self.app).isEmpty }
         let pid = try #require(Int32(env.output(of: Self.app)[0].dropFirst("pid ".count)))
         leader = pid
         // The app attaches, as a library app waiting for its next task does.
@@ -89,17 +89,17 @@ import Glibc
         #expect(try JSONFormat.decode(CommandOutcome.self, from: try StateFiles.read(env.paths.outcome(id))).error == nil)
         // Generous: under a full parallel test run the first samples can be seconds apart.
         do {
-            try env.waitUntil("the launch in resources.json", timeout: 30) { report(env)?.launches.contains { $0.pids.contains(pid) } == true }
+            try await env.eventually("the launch in resources.json", timeout: 30) { report(env)?.launches.contains { $0.pids.contains(pid) } == true }
         } catch {
             Issue.record("\(error); last report: \(report(env).map { "\($0.launches)" } ?? "none"); tasks: \((try? env.tasks()) ?? [])")
             throw error
         }
 
         _ = FileManager.default.createFile(atPath: out + ".go", contents: nil)
-        try env.waitUntil("the refresh to complete") { try env.tasks().isEmpty }
+        try await env.eventually("the refresh to complete") { try env.tasks().isEmpty }
         var phases: Set<LaunchResources.Phase> = []
         defer { #expect(!phases.contains(.ending), "an attached app is never shown as being ended") }
-        try env.waitUntil("resources.json to go while the attached app waits", timeout: 15) {
+        try await env.eventually("resources.json to go while the attached app waits", timeout: 15) {
             phases.formUnion(report(env)?.launches.map(\.phase) ?? [])
             return !StateFiles.exists(env.paths.resources)
         }

@@ -31,7 +31,7 @@ import Testing
         try env.addApp(Self.app, identifiers: ["\(Self.app).refresh", "\(Self.app).clean"], script: "exit 0")
         let daemon = try env.startDaemon(arguments: ["--metrics", "127.0.0.1:0"])
         defer { daemon.stop() }
-        try env.waitUntil("the metrics address in the log") { daemon.log.contains("serving metrics at http://127.0.0.1:") }
+        try await env.eventually("the metrics address in the log") { daemon.log.contains("serving metrics at http://127.0.0.1:") }
         let address = try #require(daemon.log.split(separator: "\n").first { $0.contains("serving metrics at") }?
             .split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
         #expect(try env.bgctl("submit", "--app", Self.app, "--id", "\(Self.app).refresh", "--kind", "refresh", "--earliest", "+3600").status == 0)

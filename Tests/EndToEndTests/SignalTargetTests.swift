@@ -127,7 +127,7 @@ import Glibc
         #expect(finishing.stdout == "finishing-1\n")
         // sleep has no handler for SIGUSR1: the expiry signal ends it.
         #expect(try env.bgctl("simulate-expiration", "finishing-1", "--app", Self.app).status == 0)
-        try env.waitUntil("the expired process to die") { !processIsAlive(sleeper) }
+        try await env.eventually("the expired process to die") { !processIsAlive(sleeper) }
         #expect(daemon.isRunning)
     }
 }

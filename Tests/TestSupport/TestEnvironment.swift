@@ -169,6 +169,7 @@ public final class TestEnvironment: @unchecked Sendable {
     }
 
     /// Waits for `condition`, checking every 20 ms, up to `timeout` seconds.
+    @available(*, noasync, message: "blocks a thread of the shared pool; use eventually")
     public func waitUntil(_ what: String, timeout: TimeInterval = 10, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
