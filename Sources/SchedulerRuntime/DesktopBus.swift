@@ -147,6 +147,37 @@ final class DesktopBus {
         return .success(sessions)
     }
 
+    /// logind's `Inhibit(what, who, why, mode)`: a descriptor that holds the inhibitor until it is
+    /// closed, made close-on-exec so that no launched app inherits it (and holds off the sleep).
+    func inhibit(what: String, who: String, why: String, mode: String) -> Result<Int32, Failure> {
+        guard let bus else { return .failure(Failure(description: "not connected")) }
+        var call: OpaquePointer?
+        var reply: OpaquePointer?
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        defer {
+            sd_bus_error_free(&error)
+            sd_bus_message_unref(call)
+            sd_bus_message_unref(reply)
+        }
+        var result = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                                    "org.freedesktop.login1.Manager", "Inhibit")
+        guard result >= 0 else { return .failure(Self.failure(error, result)) }
+        for argument in [what, who, why, mode] {
+            result = argument.withCString { sd_bus_message_append_basic(call, Self.code("s"), $0) }
+            guard result >= 0 else { return .failure(Self.failure(error, result)) }
+        }
+        result = sd_bus_call(bus, call, 0, &error, &reply)
+        guard result >= 0 else { return .failure(Self.failure(error, result)) }
+        var descriptor: Int32 = -1
+        guard sd_bus_message_read_basic(reply, Self.code("h"), &descriptor) > 0, descriptor >= 0 else {
+            return .failure(Failure(description: "Inhibit answered something other than a file descriptor"))
+        }
+        // The reply owns its descriptor and closes it with the message.
+        let kept = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
+        guard kept >= 0 else { return .failure(Failure(description: Self.text(errno: errno))) }
+        return .success(kept)
+    }
+
     private func trivial<Value>(_ destination: String, _ path: String, _ interface: String, _ member: String,
                                 type: Character, into value: inout Value) -> Result<Void, Failure> {
         guard let bus else { return .failure(Failure(description: "not connected")) }
@@ -172,6 +203,13 @@ final class DesktopBus {
         var text: UnsafePointer<CChar>?
         guard sd_bus_message_read_basic(message, code("s"), &text) > 0, let text else { return nil }
         return String(cString: text)
+    }
+
+    /// The first argument of a message when it is a boolean (`PrepareForSleep`).
+    static func firstBool(of message: OpaquePointer?) -> Bool? {
+        var value: Int32 = 0
+        guard sd_bus_message_read_basic(message, code("b"), &value) > 0 else { return nil }
+        return value != 0
     }
 
     // MARK: - Errors

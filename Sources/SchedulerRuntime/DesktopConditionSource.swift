@@ -57,6 +57,8 @@ final class DesktopConditionSource {
     private var stale: Set<Service> = Set(Service.allCases)
     /// Lines to log: the connection lost, a service that came, went or sent nonsense.
     private(set) var notes: [String] = []
+    /// logind's delay inhibitor, so that the state is written before the machine sleeps.
+    let sleep = SleepInhibitor()
 
     /// Connects to the system bus and subscribes to the services' signals. Throws when there is
     /// no system bus; the caller keeps today's file probes.
@@ -84,6 +86,10 @@ final class DesktopConditionSource {
                                  handler: handler, context: context)
             }
         }
+        // Only the owner of logind's name can send what this matches (the bus checks the sender).
+        try bus.addMatch("type='signal',sender='org.freedesktop.login1',path='/org/freedesktop/login1',"
+                         + "interface='org.freedesktop.login1.Manager',member='PrepareForSleep'",
+                         handler: handler, context: context)
         _ = process()
     }
 
@@ -105,8 +111,10 @@ final class DesktopConditionSource {
                 for service in Service.allCases where services.contains(service) { read(service) }
                 try bus.processAll()
             }
+            if let note = sleep.takeIfWanted(bus) { notes.append(note) }
         } catch {
             bus.close()
+            sleep.release()
             reading = DesktopReading()
             notes.append("lost the system bus (\(error)); conditions from the kernel's files")
         }
@@ -121,7 +129,12 @@ final class DesktopConditionSource {
 
     /// A match handler's message: a service came, went or changed something.
     private func received(_ message: OpaquePointer?) {
+        if DesktopBus.member(of: message) == "PrepareForSleep" {
+            if let starting = DesktopBus.firstBool(of: message) { sleep.announced(starting) }
+            return
+        }
         guard let member = DesktopBus.member(of: message), let first = DesktopBus.firstString(of: message) else { return }
+        if member == "NameOwnerChanged" && Service.logind.busNames.contains(first) { sleep.logindChanged() }
         for service in Service.allCases {
             if service.signals.contains(member) { stale.insert(service) }
             let names = member == "NameOwnerChanged" ? service.busNames : service.interfaces

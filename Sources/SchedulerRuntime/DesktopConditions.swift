@@ -34,5 +34,20 @@ extension SchedulerDaemon {
         let changed = desktop.process()
         for note in desktop.takeNotes() { logger.info("conditions: \(TerminalText.escaped(note))") }
         if changed { probeConditions(now: now) }
+        for starting in desktop.sleep.takeAnnouncements() {
+            if starting {
+                let held = desktop.sleep.isHeld ? "; releasing the sleep inhibitor once it is written" : ""
+                state.record(Event(time: now, type: .preparingForSleep, reason: "logind",
+                                   message: "the machine is going to sleep: writing the state\(held)"))
+            } else {
+                logger.info("logind: the machine resumed from sleep")
+            }
+        }
+    }
+
+    /// After a commit: a sleep that waits on the scheduler may go on (the state is on disk).
+    func releaseSleepInhibitorIfDue() {
+        guard let desktop, desktop.sleep.releaseIfDue(syncing: paths.root) else { return }
+        logger.info("logind: state written; released the sleep inhibitor")
     }
 }

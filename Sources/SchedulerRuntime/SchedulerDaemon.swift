@@ -297,6 +297,7 @@ public final class SchedulerDaemon {
             nextWake = min(nextWake ?? probeAt, probeAt)
         }
         try commit(now: now, nextWake: nextWake)
+        releaseSleepInhibitorIfDue()
         poisonGuard.clear()
         // Kills go out once the decision is on disk (the process ledger), so a crash in between
         // is carried out at the next start.

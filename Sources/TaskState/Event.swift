@@ -58,6 +58,9 @@ public struct Event: Codable, Hashable, Sendable {
         /// `clockJump`): running tasks' deadlines moved with the wall clock, so budgets count
         /// awake time; the message says by how much and what came due meanwhile.
         case clockChanged
+        /// logind announced a suspend (`PrepareForSleep`): the scheduler wrote its state and
+        /// synced it, then released its sleep inhibitor. The resume is a `clockChanged`.
+        case preparingForSleep
     }
 
     public var time: Date
