@@ -7,6 +7,9 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -246,4 +249,66 @@ double bg_monotonic_seconds(void) {
 
 int bg_set_child_subreaper(void) {
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+static int bg_unix_address(struct sockaddr_un *address, const char *path) {
+    memset(address, 0, sizeof *address);
+    address->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof address->sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(address->sun_path, path);
+    return 0;
+}
+
+int bg_seqpacket_listen(const char *path, int backlog) {
+    struct sockaddr_un address;
+    if (bg_unix_address(&address, path) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    // The socket file is made with the umask's mode; none but the owner may connect.
+    if (fchmod(fd, 0600) != 0 ||
+        bind(fd, (struct sockaddr *)&address, sizeof address) != 0 ||
+        chmod(path, 0600) != 0 ||
+        listen(fd, backlog) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int bg_seqpacket_accept(int listener) {
+    return accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int bg_seqpacket_connect(const char *path) {
+    struct sockaddr_un address;
+    if (bg_unix_address(&address, path) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int64_t bg_peer_uid(int fd) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    return (int64_t)credentials.uid;
+}
+
+ssize_t bg_recv_message(int fd, void *buffer, size_t capacity) {
+    return recv(fd, buffer, capacity, MSG_TRUNC);
+}
+
+ssize_t bg_send_message(int fd, const void *buffer, size_t length) {
+    return send(fd, buffer, length, MSG_NOSIGNAL);
 }

@@ -56,38 +56,7 @@ extension SchedulerDaemon {
                 }
                 continue
             }
-            // The pid a command wants signalled is checked first, against the kernel.
-            let vetted = vetTarget(of: command, now: now)
-            var result: CommandResult
-            if let refusal = launchTokenRefusal(of: command) {
-                result = state.refuse(command, refusal, now: now)
-            } else if case .failure(let refusal) = vetted {
-                result = state.refuse(command, .notAppProcess(refusal.description), now: now)
-            } else {
-                result = state.apply(command, now: now)
-            }
-            let process = try? vetted?.get()
-            if result.outcome.error != nil, let process { close(process.pidfd) }
-            let launches = carryOut(result.effects, now: now, command: CommandContext(process: process, issuedAt: command.issuedAt))
-            if let plan = result.launch, let launched = launches.first {
-                switch launched {
-                case .success(let pid):
-                    let how = plan.handOver == nil ? "launched \(plan.app) (pid \(pid))" : "handed to running \(plan.app) (pid \(pid))"
-                    if case .push = command.action, let id = result.outcome.identifier {
-                        result.outcome.message = "delivered \(id): \(how)"
-                    } else {
-                        result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
-                    }
-                case .failure(let error):
-                    if case .push = command.action, let id = result.outcome.identifier {
-                        // Applied all the same: the push was received, then dropped (an event says so).
-                        result.outcome.message = "dropped \(id): \(error.message)"
-                    } else {
-                        result.outcome.error = error.refusal
-                    }
-                }
-            }
-            queueOutcome(result.outcome, now: now)
+            queueOutcome(applyCommand(command, now: now), now: now)
             consumedCommands.append(path)
             if isSuspect {
                 logger.notice("applied suspect \(name) in a turn of its own")
@@ -95,5 +64,43 @@ extension SchedulerDaemon {
             }
         }
         return names.count > batchSize
+    }
+
+    /// Applies one command (from the inbox or the command socket): the pid it wants signalled is
+    /// vetted, a launch token checked, then the policy decides and its effects are carried out.
+    /// Returns the outcome to commit.
+    func applyCommand(_ command: Command, now: Date) -> CommandOutcome {
+        // The pid a command wants signalled is checked first, against the kernel.
+        let vetted = vetTarget(of: command, now: now)
+        var result: CommandResult
+        if let refusal = launchTokenRefusal(of: command) {
+            result = state.refuse(command, refusal, now: now)
+        } else if case .failure(let refusal) = vetted {
+            result = state.refuse(command, .notAppProcess(refusal.description), now: now)
+        } else {
+            result = state.apply(command, now: now)
+        }
+        let process = try? vetted?.get()
+        if result.outcome.error != nil, let process { close(process.pidfd) }
+        let launches = carryOut(result.effects, now: now, command: CommandContext(process: process, issuedAt: command.issuedAt))
+        if let plan = result.launch, let launched = launches.first {
+            switch launched {
+            case .success(let pid):
+                let how = plan.handOver == nil ? "launched \(plan.app) (pid \(pid))" : "handed to running \(plan.app) (pid \(pid))"
+                if case .push = command.action, let id = result.outcome.identifier {
+                    result.outcome.message = "delivered \(id): \(how)"
+                } else {
+                    result.outcome.message = "\(how) for \(plan.requests.map(\.identifier.rawValue).joined(separator: " "))"
+                }
+            case .failure(let error):
+                if case .push = command.action, let id = result.outcome.identifier {
+                    // Applied all the same: the push was received, then dropped (an event says so).
+                    result.outcome.message = "dropped \(id): \(error.message)"
+                } else {
+                    result.outcome.error = error.refusal
+                }
+            }
+        }
+        return result.outcome
     }
 }

@@ -25,6 +25,8 @@ final class KernelWait {
         var serviceDue = false
         /// The system bus has messages, or sd-bus's own time limit passed (``DesktopConditionSource``).
         var busDue = false
+        /// Descriptors of the command socket that are ready (``CommandSocket``).
+        var commandDescriptors: [Int32] = []
     }
 
     let watcher: ChangeWatcher
@@ -133,8 +135,9 @@ final class KernelWait {
     }
 
     /// Sleeps until at least one source is ready and reports everything that is. `bus` is what
-    /// the system bus's connection asks to be watched for (``DesktopBus/pollRequest``).
-    func wait(bus: (descriptor: Int32, events: Int16, milliseconds: Int32)? = nil) -> Wake {
+    /// the system bus's connection asks to be watched for (``DesktopBus/pollRequest``);
+    /// `commands` the command socket's (``CommandSocket/descriptors``).
+    func wait(bus: (descriptor: Int32, events: Int16, milliseconds: Int32)? = nil, commands: [Int32] = []) -> Wake {
         var poll = KernelPoll<Source>()
         poll.watch(.signals, signalDescriptor)
         poll.watch(.changes, watcher.descriptor)
@@ -144,6 +147,7 @@ final class KernelWait {
         poll.watch(.stop, stopPipe.readEnd)
         poll.watch(.notify, notifyPipe.readEnd)
         for (pid, descriptor) in pidDescriptors { poll.watch(.exit(pid), descriptor) }
+        for descriptor in commands { poll.add(.command(descriptor), descriptor) }
         if let bus {
             poll.watch(.bus, bus.descriptor)
             poll.setEvents(of: .bus, bus.events)
@@ -178,6 +182,7 @@ final class KernelWait {
             notifyPipe.drain()
             wake.notified = true
         }
+        for case .command(let descriptor) in ready { wake.commandDescriptors.append(descriptor) }
         for case .exit(let pid) in ready.sorted(by: { $0.order < $1.order }) {
             wake.exitedPIDs.append(pid)
             stopWatchingExit(of: pid)
@@ -190,6 +195,8 @@ final class KernelWait {
         case signals, changes, timer, stop, notify, sampling, service, bus
         /// A watched process (by its pidfd) ended.
         case exit(Int32)
+        /// The command socket's listener or a connection is readable (or hung up).
+        case command(Int32)
 
         /// Exits are reported in pid order.
         var order: Int64 {

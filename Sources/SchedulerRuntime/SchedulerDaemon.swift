@@ -63,6 +63,10 @@ public final class SchedulerDaemon {
     var outcomeRetention = OutcomeRetention()
     var pendingOutcomes: [CommandOutcome] = []
     var consumedCommands: [String] = []
+    /// The command socket (`control.sock`), opened when the loop starts; `nil` without one.
+    var commandSocket: CommandSocket?
+    /// Messages read from the command socket and not yet applied.
+    var socketMessages: [CommandSocket.Message] = []
     var children: Set<Int32> = []
     /// pidfds on the processes the scheduler may signal: the only way a signal leaves it.
     let handles = ProcessHandles()
@@ -188,15 +192,18 @@ public final class SchedulerDaemon {
         do {
             // Started here, not at init: a scheduler that never runs opens no stream.
             pushSubscriptions.follow(state.catalog.manifests)
+            commandSocket = openCommandSocket()
             try turn(Date(), wake: KernelWait.Wake())
             service?.ready(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
             while !stopping {
                 if let service { wait.armService(at: service.nextDeadline) }
-                let wake = wait.wait(bus: desktop?.pollRequest)
+                let wake = wait.wait(bus: desktop?.pollRequest, commands: commandSocket?.descriptors ?? [])
                 try turn(Date(), wake: wake)
                 service?.turnEnded(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
             }
             service?.stopping()
+            // New clients use the inbox from here; the applied commands of this turn are answered.
+            commandSocket?.stop()
             alarm.stop()
             monitor.stop()
             // Running transfers stop where they are; the next scheduler resumes them.
@@ -212,6 +219,7 @@ public final class SchedulerDaemon {
             logger.info("stopped")
             return 0
         } catch {
+            commandSocket?.stop()
             alarm.stop()
             transferRunner.shutdown()
             pushSubscriptions.shutdown()
@@ -247,6 +255,7 @@ public final class SchedulerDaemon {
             }
         }
         if wake.stopRequested { stopping = true }
+        receiveSocketCommands(wake.commandDescriptors)
         // A service's change is judged in this very turn, before the inbox and launches.
         if wake.busDue { takeDesktopChanges(now: now) }
         if wake.notified {
@@ -268,6 +277,7 @@ public final class SchedulerDaemon {
         var more = true
         while more {
             more = try applyInboxBatch(now: Date())
+            if applySocketBatch(now: Date()) { more = true }
             if !more {
                 if !goneAtStart.isEmpty {
                     state.interruptTasks(ofGone: goneAtStart, now: now)

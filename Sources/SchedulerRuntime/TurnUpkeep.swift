@@ -31,6 +31,8 @@ extension SchedulerDaemon {
         // commands are still in the inbox and a written journal replays at the next start, and
         // running on with state that is not on disk would be worse.
         try committer.commit(batch)
+        // Durable now: the clients waiting on the command socket are told.
+        commandSocket?.answer(pendingOutcomes)
         pendingOutcomes.removeAll()
         consumedCommands.removeAll()
     }

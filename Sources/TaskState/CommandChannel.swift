@@ -22,9 +22,40 @@ public struct CommandChannel: Sendable {
     /// The pid of the running scheduler, or `nil`.
     public var schedulerPID: Int32? { StateLock.holder(paths) }
 
-    /// Makes the command durable, then waits up to `timeout` for the outcome when a scheduler runs.
+    /// Hands the command to the running scheduler over its command socket and waits up to
+    /// `timeout` for the committed outcome; when no scheduler listens, or it did not answer,
+    /// makes the command durable in the inbox instead (and waits for its outcome there while a
+    /// scheduler runs). Either way a command id is applied at most once.
     public func send(_ command: Command, timeout: TimeInterval = 10) throws(StateError) -> Delivery {
         try StateDirectoryCheck.prepare(paths.root)
+        let started = Date()
+        switch CommandSocketClient.send(command, paths: paths, timeout: timeout) {
+        case .applied(let outcome):
+            return .applied(outcome)
+        case .unreachable:
+            return try sendThroughInbox(command, timeout: timeout)
+        case .timedOut:
+            // A slow scheduler: the command is made durable, and it answers when it gets to it.
+            if let outcome = committedOutcome(of: command.id) { return .applied(outcome) }
+            try Inbox(paths: paths).enqueue(command)
+            return .noAnswer
+        case .interrupted:
+            // The scheduler ended while it had the command: committed or not, the inbox copy
+            // makes it durable, and the outcome kept by id stops a second application.
+            if let outcome = committedOutcome(of: command.id) { return .applied(outcome) }
+            return try sendThroughInbox(command, timeout: max(0, timeout - Date().timeIntervalSince(started)))
+        }
+    }
+
+    /// The outcome the scheduler committed for `id`, if it did.
+    private func committedOutcome(of id: String) -> CommandOutcome? {
+        guard let data = try? StateFiles.read(paths.outcome(id)) else { return nil }
+        return try? JSONFormat.decode(CommandOutcome.self, from: data)
+    }
+
+    /// The inbox path: the command is durable before anything waits; then its outcome file is
+    /// awaited through inotify while a scheduler runs.
+    private func sendThroughInbox(_ command: Command, timeout: TimeInterval) throws(StateError) -> Delivery {
         try StateFiles.ensureDirectory(paths.outcomes)
         // Watch before writing, so an answer that comes at once is not missed.
         let watcher = try ChangeWatcher()

@@ -23,6 +23,13 @@ public struct KernelPoll<Source: Hashable> {
         }
     }
 
+    /// Watches `descriptor` for input as `source`, which the caller knows is not watched yet: no
+    /// search, for a loop that adds hundreds of sources (the scheduler's command connections).
+    public mutating func add(_ source: Source, _ descriptor: Int32) {
+        sources.append(source)
+        entries.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+    }
+
     /// What `source` waits for (`POLLIN`, `POLLOUT`, or both).
     public mutating func setEvents(of source: Source, _ events: Int16) {
         guard let index = sources.firstIndex(of: source) else { return }

@@ -15,6 +15,8 @@ public struct StatePaths: Sendable, Hashable {
 
     public var lock: String { "\(root)/daemon.lock" }
     public var heartbeat: String { "\(root)/daemon.json" }
+    /// The running scheduler's command socket (``CommandSocketClient``); absent when none runs.
+    public var controlSocket: String { "\(root)/control.sock" }
     public var conditions: String { "\(root)/conditions.json" }
     public var journal: String { "\(root)/journal.json" }
     /// The processes the scheduler started and has not seen end (``ProcessLedger``).

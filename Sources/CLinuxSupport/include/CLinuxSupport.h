@@ -27,6 +27,22 @@ const void *bg_memmem(const void *haystack, size_t haystack_length, const void *
 /// syncfs(2): flushes the whole file system holding fd.
 int bg_syncfs(int fd);
 
+/// A listening AF_UNIX SOCK_SEQPACKET socket bound to `path` (which must not exist), non-blocking
+/// and close-on-exec, mode 0600. Returns the descriptor, or -1 with errno set (ENAMETOOLONG for
+/// a path longer than sockaddr_un holds).
+int bg_seqpacket_listen(const char *path, int backlog);
+/// accept4(2) on such a socket: the connection, non-blocking and close-on-exec; -1 with errno set.
+int bg_seqpacket_accept(int listener);
+/// A blocking, close-on-exec connection to the SOCK_SEQPACKET socket at `path`; -1 with errno set.
+int bg_seqpacket_connect(const char *path);
+/// The user id of a connected AF_UNIX peer (SO_PEERCRED), or -1.
+int64_t bg_peer_uid(int fd);
+/// recv(2) of one message with MSG_TRUNC: the message's full length, even when larger than
+/// `capacity` (the excess is discarded); 0 at the peer's end; -1 with errno set.
+ssize_t bg_recv_message(int fd, void *buffer, size_t capacity);
+/// send(2) with MSG_NOSIGNAL (a peer that has gone raises EPIPE, not SIGPIPE).
+ssize_t bg_send_message(int fd, const void *buffer, size_t length);
+
 /// pidfd_open(2): a descriptor that becomes readable when the process exits.
 int bg_pidfd_open(pid_t pid);
 /// pidfd_send_signal(2): signals the process the pidfd refers to, never a later holder of its pid.

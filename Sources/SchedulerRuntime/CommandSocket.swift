@@ -1,0 +1,181 @@
+import CLinuxSupport
+import Foundation
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The scheduler's end of the command socket (`control.sock`, see ``CommandSocketClient``):
+/// clients' commands arrive as messages, are applied in the turn with the inbox's, and each is
+/// answered with its outcome once the commit that holds it is durable.
+///
+/// Everything is non-blocking and driven by the loop's `poll`. A client that sends nonsense gets an
+/// `invalidCommand` outcome when its message names a command id, else its connection is closed;
+/// a peer of another user is never served.
+final class CommandSocket {
+    /// One client connection. A class, so an answer never goes to a later connection that was
+    /// given the same descriptor number.
+    final class Connection {
+        let descriptor: Int32
+        var isOpen = true
+        init(descriptor: Int32) { self.descriptor = descriptor }
+    }
+
+    /// A message taken from a connection.
+    enum Message {
+        case command(Command, from: Connection)
+        /// Not a command the scheduler takes; the reason, and the id it named when it had one.
+        case malformed(reason: String, commandID: String?, from: Connection)
+    }
+
+    /// Connections served at once; more wait in the listen backlog until some end.
+    static let maximumConnections = 900
+    static let backlog: Int32 = 512
+
+    private let path: String
+    private var listener: Int32
+    private var connections: [Int32: Connection] = [:]
+    /// Commands applied and not yet answered, by command id.
+    private var waiting: [String: Connection] = [:]
+    /// The socket file's identity, so that only ours is removed at the end.
+    private let inode: (device: UInt64, inode: UInt64)
+
+    /// Listens at `path`. A socket left by a scheduler that did not stop cleanly is replaced (the
+    /// caller holds the state lock: no other scheduler can be using it); anything else there is
+    /// left alone and throws.
+    init(path: String) throws(StateError) {
+        self.path = path
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFSOCK else {
+                throw .malformed("\(path) is not a socket; commands come through the inbox only")
+            }
+            unlink(path)
+        }
+        listener = bg_seqpacket_listen(path, Self.backlog)
+        guard listener >= 0 else { throw .system(operation: "cannot listen on", path: path, errno: errno) }
+        guard fstat(listener, &status) == 0, lstat(path, &status) == 0 else {
+            close(listener)
+            throw .system(operation: "cannot inspect", path: path, errno: errno)
+        }
+        inode = (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+
+    deinit { stop() }
+
+    /// The descriptors `poll` watches: the listener while there is room, and every connection.
+    var descriptors: [Int32] {
+        var list = connections.count < Self.maximumConnections && listener >= 0 ? [listener] : []
+        list.append(contentsOf: connections.keys)
+        return list
+    }
+
+    /// Accepts what waits and reads every message the ready descriptors hold.
+    func receive(ready: [Int32]) -> [Message] {
+        var messages: [Message] = []
+        for descriptor in ready {
+            if descriptor == listener {
+                acceptAll()
+            } else if let connection = connections[descriptor] {
+                read(connection, into: &messages)
+            }
+        }
+        return messages
+    }
+
+    /// Remembers that `command`'s outcome goes to `connection` once committed.
+    func await(_ command: String, on connection: Connection) {
+        waiting[command] = connection
+    }
+
+    /// Sends each committed outcome to the connection waiting for it.
+    func answer(_ outcomes: [CommandOutcome]) {
+        guard !waiting.isEmpty else { return }
+        for outcome in outcomes {
+            guard let connection = waiting.removeValue(forKey: outcome.command), connection.isOpen,
+                  let data = try? JSONFormat.encode(outcome) else { continue }
+            // A full buffer or a peer gone: the client then reads the outcome file by its id.
+            _ = data.withUnsafeBytes { bg_send_message(connection.descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// Answers `outcome` at once (a command committed earlier, or refused before it was applied).
+    func answerNow(_ outcome: CommandOutcome, on connection: Connection) {
+        guard connection.isOpen, let data = try? JSONFormat.encode(outcome) else { return }
+        _ = data.withUnsafeBytes { bg_send_message(connection.descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// Closes everything and removes the socket file, if it is still ours.
+    func stop() {
+        for connection in connections.values { end(connection) }
+        guard listener >= 0 else { return }
+        close(listener)
+        listener = -1
+        var status = stat()
+        if lstat(path, &status) == 0, UInt64(status.st_dev) == inode.device, UInt64(status.st_ino) == inode.inode {
+            unlink(path)
+        }
+    }
+
+    private func acceptAll() {
+        while connections.count < Self.maximumConnections {
+            let descriptor = bg_seqpacket_accept(listener)
+            if descriptor < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            guard bg_peer_uid(descriptor) == Int64(geteuid()) else {
+                close(descriptor)
+                continue
+            }
+            connections[descriptor] = Connection(descriptor: descriptor)
+        }
+    }
+
+    private func read(_ connection: Connection, into messages: inout [Message]) {
+        var buffer = [UInt8](repeating: 0, count: CommandSocketClient.maximumCommandBytes)
+        while connection.isOpen {
+            let count = buffer.withUnsafeMutableBytes { bg_recv_message(connection.descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK { end(connection) }
+                return
+            }
+            if count == 0 {
+                end(connection)
+                return
+            }
+            guard count <= buffer.count else {
+                messages.append(.malformed(reason: "the command is \(count) bytes, more than the \(buffer.count) taken",
+                                           commandID: nil, from: connection))
+                continue
+            }
+            let data = Data(buffer[0..<count])
+            do {
+                let command = try JSONFormat.decode(Command.self, from: data)
+                guard Command.isValidID(command.id) else {
+                    messages.append(.malformed(reason: "command id '\(command.id)' is not valid", commandID: nil, from: connection))
+                    continue
+                }
+                messages.append(.command(command, from: connection))
+            } catch {
+                messages.append(.malformed(reason: "\(error)", commandID: Self.commandID(in: data), from: connection))
+            }
+        }
+    }
+
+    /// The id a malformed command names, when it names a valid one (so its sender learns why).
+    private static func commandID(in data: Data) -> String? {
+        struct Named: Decodable { var id: String }
+        guard let named = try? JSONDecoder().decode(Named.self, from: data), Command.isValidID(named.id) else { return nil }
+        return named.id
+    }
+
+    /// Closes a connection (its client then reads its outcome file, or uses the inbox).
+    func end(_ connection: Connection) {
+        guard connection.isOpen else { return }
+        connection.isOpen = false
+        connections[connection.descriptor] = nil
+        close(connection.descriptor)
+    }
+}

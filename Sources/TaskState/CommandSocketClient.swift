@@ -1,0 +1,64 @@
+import CLinuxSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The fast way to hand the running scheduler a command: one message on its command socket
+/// (`control.sock`, `SOCK_SEQPACKET`), answered with the outcome once the command and its effects
+/// are committed. No file, no fsync of the client's own, no inotify instance (a user has only
+/// `fs.inotify.max_user_instances` of those, 128 by default, shared with every program).
+///
+/// What is not answered is not lost: ``CommandChannel`` then writes the command into the inbox,
+/// and the scheduler applies a command id at most once (it keeps outcomes by id).
+public enum CommandSocketClient {
+    /// The largest command the scheduler takes, as for an inbox file.
+    public static let maximumCommandBytes = 64 << 10
+    /// The largest answer read; an outcome is a few hundred bytes.
+    static let maximumAnswerBytes = 1 << 20
+
+    /// What became of a command offered on the socket.
+    public enum Answer: Sendable, Equatable {
+        /// Committed; the outcome says whether it was applied or refused.
+        case applied(CommandOutcome)
+        /// No scheduler listens (no socket, not ours, refused): nothing was sent.
+        case unreachable
+        /// Sent, but the connection ended before an answer (the scheduler stopped or crashed):
+        /// it may or may not have been committed.
+        case interrupted
+        /// Sent, and no answer within the time allowed: the scheduler may still apply it.
+        case timedOut
+    }
+
+    /// Offers `command` to the scheduler listening in `paths` and waits up to `timeout` seconds.
+    public static func send(_ command: Command, paths: StatePaths, timeout: TimeInterval) -> Answer {
+        // Only a socket of our own: a file of another kind, or another user's, is not the scheduler.
+        var status = stat()
+        guard lstat(paths.controlSocket, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK,
+              status.st_uid == geteuid() else { return .unreachable }
+        guard let data = try? JSONFormat.encode(command) else { return .unreachable }
+        let connection = bg_seqpacket_connect(paths.controlSocket)
+        guard connection >= 0 else { return .unreachable }
+        defer { close(connection) }
+        // The listener is the scheduler only if it runs as us (a socket file can be replaced).
+        guard bg_peer_uid(connection) == Int64(geteuid()) else { return .unreachable }
+        let sent = data.withUnsafeBytes { bg_send_message(connection, $0.baseAddress, $0.count) }
+        guard sent == data.count else { return .unreachable }
+        let deadline = bg_monotonic_seconds() + max(0, timeout)
+        var buffer = [UInt8](repeating: 0, count: maximumAnswerBytes)
+        while true {
+            let remaining = deadline - bg_monotonic_seconds()
+            guard remaining > 0 else { return .timedOut }
+            var descriptor = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(remaining * 1000 + 1, Double(Int32.max))))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return ready == 0 ? .timedOut : .interrupted }
+            let count = buffer.withUnsafeMutableBytes { bg_recv_message(connection, $0.baseAddress, $0.count) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard count > 0, count <= buffer.count,
+                  let outcome = try? JSONFormat.decode(CommandOutcome.self, from: Data(buffer[0..<count])),
+                  outcome.command == command.id else { return .interrupted }
+            return .applied(outcome)
+        }
+    }
+}
