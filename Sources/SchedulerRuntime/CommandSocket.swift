@@ -70,10 +70,16 @@ final class CommandSocket {
         return list
     }
 
-    /// Accepts what waits and reads every message the ready descriptors hold.
+    /// Messages taken from one connection per wake, and from all of them: a client that floods
+    /// its connection neither holds the loop nor fills memory. `poll` is level-triggered, so what
+    /// is left is taken at the next wake.
+    static let messagesPerConnection = 16
+    static let messagesPerWake = 1024
+
+    /// Accepts what waits and reads the messages the ready descriptors hold (up to the limits).
     func receive(ready: [Int32]) -> [Message] {
         var messages: [Message] = []
-        for descriptor in ready {
+        for descriptor in ready where messages.count < Self.messagesPerWake {
             if descriptor == listener {
                 acceptAll()
             } else if let connection = connections[descriptor] {
@@ -134,7 +140,9 @@ final class CommandSocket {
 
     private func read(_ connection: Connection, into messages: inout [Message]) {
         var buffer = [UInt8](repeating: 0, count: CommandSocketClient.maximumCommandBytes)
-        while connection.isOpen {
+        var taken = 0
+        while connection.isOpen && taken < Self.messagesPerConnection && messages.count < Self.messagesPerWake {
+            taken += 1
             let count = buffer.withUnsafeMutableBytes { bg_recv_message(connection.descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }

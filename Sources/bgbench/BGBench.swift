@@ -58,6 +58,12 @@ struct SchedulerBench: InterruptibleBench {
     @Flag(help: "Skip the bgctl-style rows in which each writer waits for its outcome.")
     var noRoundTrip = false
 
+    @Option(help: "Clients sending at once in phase 1b (0 skips it).")
+    var clients = 500
+
+    @Option(help: "Commands each client of phase 1b sends, one after another.")
+    var clientCommands = 10
+
 
     @OptionGroup var folder: FolderOptions
 
@@ -65,6 +71,9 @@ struct SchedulerBench: InterruptibleBench {
         guard submits >= 1 else { throw ValidationError("--submits must be at least 1") }
         guard !writers.isEmpty, writers.allSatisfy({ (1...256).contains($0) }) else {
             throw ValidationError("--writers takes counts from 1 to 256")
+        }
+        guard (0...2000).contains(clients), (1...1000).contains(clientCommands) else {
+            throw ValidationError("--clients must be from 0 to 2000, --client-commands from 1 to 1000")
         }
         guard (1...99).contains(rounds) else { throw ValidationError("--rounds must be from 1 to 99") }
         guard (1...999).contains(launches) else { throw ValidationError("--launches must be from 1 to 999") }
@@ -102,10 +111,26 @@ struct SchedulerBench: InterruptibleBench {
         let ratios = try SubmitPhase(submitting: submitting, peer: peer, writers: writers, rounds: rounds,
                                      roundTrips: !noRoundTrip).run()
         if !noRoundTrip {
-            Console.line("   \"wait for each outcome\" keeps one inotify instance per writer; CommandChannel.send (what bgctl")
-            Console.line("   calls) opens and closes one per submit, and closing it can wait for the kernel (docs/performance.md).")
+            Console.line("   \"wait for each outcome\" writes each command into the inbox and keeps one inotify instance per")
+            Console.line("   writer; CommandChannel.send (what bgctl calls) sends it on the command socket, answered once committed.")
         }
-        return ratios
+        guard clients > 0 else { return ratios }
+        Console.line()
+        Console.line("1b. \(clients) clients at once, \(clientCommands) commands each, each waiting for every outcome;")
+        Console.line("    the inbox path needs an inotify instance per waiting command (this user may have \(Machine.inotifyInstanceLimit)).")
+        let many = ManyClients(workspace: workspace, scheduler: scheduler, clients: clients, commandsPerClient: clientCommands)
+        let socket = try many.run(.socket)
+        let inbox = try many.run(.inboxWithInotify)
+        var table = [["path", "acknowledged", "commands/s", "p50 ms", "p99 ms", "first failure"]]
+        for result in [socket, inbox] {
+            table.append([result.path.rawValue, "\(result.acknowledged) of \(result.total)", Format.rate(result.throughput.perSecond),
+                          Format.milliseconds(result.latencies.p50), Format.milliseconds(result.latencies.p99),
+                          result.firstFailure.map { String($0.prefix(60)) } ?? "-"])
+        }
+        Console.table(table)
+        let throughput = inbox.throughput.perSecond > 0 ? Format.ratio(socket.throughput.perSecond / inbox.throughput.perSecond) : "-"
+        return ratios + ["  \(clients) clients: command socket acknowledged \(socket.acknowledged) of \(socket.total), "
+                         + "the inbox path \(inbox.acknowledged) of \(inbox.total); commands/s socket ÷ inbox = \(throughput)"]
     }
 
     /// Phase 2.

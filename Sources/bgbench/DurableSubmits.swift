@@ -20,8 +20,9 @@ struct DurableSubmits {
         /// Each writer waits for the outcome of its command before the next, as `bgctl submit`
         /// does, watching the outcomes folder with one inotify instance for all its submits.
         case roundTrip
-        /// `CommandChannel.send` per submit, exactly what `bgctl submit` calls: a new inotify
-        /// instance for every command.
+        /// `CommandChannel.send` per submit, exactly what `bgctl submit` calls: one message on the
+        /// scheduler's command socket, answered once committed (no file, no fsync, no inotify of
+        /// the writer's).
         case channelSend
     }
 

@@ -49,6 +49,12 @@ struct Machine: Sendable {
         return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
+    /// `fs.inotify.max_user_instances`: inotify instances a user may hold at once, all programs together.
+    static var inotifyInstanceLimit: String {
+        ((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_instances", encoding: .utf8)) ?? "?")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Lines for the report header.
     var lines: [String] {
         var fileSystem = "\(fileSystemType) (stat -f -c %T)"

@@ -61,18 +61,18 @@ struct SubmitPhase {
             }
         }
         var waiting: [Int: Double] = [:]
+        var socket: [Int: Double] = [:]
         if roundTrips {
             for count in writers {
                 let result = try submitting.run(writers: count, mode: .roundTrip)
                 try check(result)
                 waiting[count] = result.throughput.perSecond
                 add(count, "bgtop, wait for each outcome", result.throughput.perSecond, bgtop: result, note: latencyNote(result))
-                if count == 1 {
-                    let send = try submitting.run(writers: 1, mode: .channelSend, count: min(submitting.submits, 200))
-                    try check(send)
-                    add(1, "bgtop, CommandChannel.send (bgctl)", send.throughput.perSecond, bgtop: send,
-                        note: "\(send.throughput.operations) submits, " + latencyNote(send))
-                }
+                let send = try submitting.run(writers: count, mode: .channelSend)
+                try check(send)
+                socket[count] = send.throughput.perSecond
+                add(count, "bgtop, CommandChannel.send (bgctl), command socket", send.throughput.perSecond, bgtop: send,
+                    note: latencyNote(send))
             }
         }
         printTable(rows.sorted { $0.writers < $1.writers })
@@ -82,6 +82,10 @@ struct SubmitPhase {
             var line = "  \(label) bgtop ÷ SQLite WAL = \(Self.summary(round.wal)); bgtop ÷ SQLite DELETE = \(Self.summary(round.delete))"
             if let rate = waiting[count], let wal = rows.first(where: { $0.writers == count && $0.system.hasPrefix("SQLite WAL") }) {
                 line += "\n  \(String(repeating: " ", count: label.count)) waiting for each outcome ÷ SQLite WAL = "
+                    + Format.ratio(rate / Samples(wal.rates).median)
+            }
+            if let rate = socket[count], let wal = rows.first(where: { $0.writers == count && $0.system.hasPrefix("SQLite WAL") }) {
+                line += "\n  \(String(repeating: " ", count: label.count)) command socket, waiting for each outcome ÷ SQLite WAL = "
                     + Format.ratio(rate / Samples(wal.rates).median)
             }
             return line
