@@ -8,12 +8,12 @@ struct ConditionsBench: InterruptibleBench {
         commandName: "conditions",
         abstract: "Benchmark desktop conditions: a D-Bus service's property change -> bgtaskd's conditions.json, beside dbus-monitor.",
         discussion: """
-        Starts a private system-like dbus-daemon with python-dbusmock's upower, power_profiles_daemon, networkmanager
-        and logind templates, bgtaskd told its address (conditionsRecheckSeconds 3600, so nothing but the signals
-        moves it), and dbus-monitor on the same bus. Each change (UPower OnBattery, power-profiles-daemon
-        ActiveProfile, NetworkManager Metered, the logind session's IdleHint, back and forth) is timed from just
-        before busctl sets the property: to dbus-monitor printing its PropertiesChanged (the peer), and to
-        conditions.json showing the new value. Needs dbus-daemon, dbus-monitor, busctl and python3-dbusmock.
+        Starts a private system-like dbus-daemon with python-dbusmock's upower, power_profiles_daemon, networkmanager \
+        and logind templates, bgtaskd told its address (conditionsRecheckSeconds 3600, so nothing but the signals \
+        moves it), and dbus-monitor on the same bus. Each change (UPower OnBattery, power-profiles-daemon \
+        ActiveProfile, NetworkManager Metered, the logind session's IdleHint, back and forth) is timed from just \
+        before busctl sets the property: to dbus-monitor printing its PropertiesChanged (the peer), and to \
+        conditions.json showing the new value. Needs dbus-daemon, dbus-monitor, busctl and python3-dbusmock. \
         Uses bgtaskd from bgbench's own build folder. See docs/performance.md.
         """)
 

@@ -111,7 +111,7 @@ struct ConditionsLatency {
         while peerAt == nil || schedulerAt == nil {
             let left = start + Self.changeTimeout - Self.now()
             guard left > 0 else {
-                _ = try? bus.finish(setting, change)
+                bus.abandon(setting)
                 let missing = peerAt == nil ? "dbus-monitor printed no PropertiesChanged"
                     : "conditions.json never showed \(change.condition.rawValue)=\(change.expected) (log: \(session.folder)/bgtaskd.log)"
                 throw BenchError("\(what): \(missing) in \(Int(Self.changeTimeout)) s")

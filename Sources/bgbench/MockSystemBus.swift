@@ -118,6 +118,11 @@ final class MockSystemBus {
         }
     }
 
+    /// Ends a ``startSetting(_:)`` that is no longer waited for.
+    func abandon(_ setting: pid_t) {
+        programs.end(setting)
+    }
+
     /// What a program of the bus wrote on stderr.
     func log(_ name: String) -> String {
         ((try? String(contentsOfFile: "\(folder)/\(name).err", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
