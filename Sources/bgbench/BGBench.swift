@@ -8,9 +8,9 @@ import TaskState
 struct BGBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgbench",
-        abstract: "bgtop's benchmarks: the scheduler (default), the dashboard (idle and under load), background transfers, pushes and usage prediction; and the torture campaign. See docs/performance.md.",
+        abstract: "bgtop's benchmarks: the scheduler (default), the dashboard (idle and under load), background transfers, pushes, usage prediction and desktop conditions; and the torture campaign. See docs/performance.md.",
         subcommands: [SchedulerBench.self, DashboardBench.self, DashboardLoadBench.self, TransferBench.self, TransferFaultsBench.self,
-                      TortureBench.self, PushBench.self, PredictionBench.self, WakeupsBench.self],
+                      TortureBench.self, PushBench.self, PredictionBench.self, WakeupsBench.self, ConditionsBench.self],
         defaultSubcommand: SchedulerBench.self)
 }
 

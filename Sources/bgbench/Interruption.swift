@@ -12,6 +12,8 @@ import Glibc
 enum Interruption {
     /// What there is to clean up.
     private static let registry = Mutex<(root: String?, schedulers: Set<Int32>)>((nil, []))
+    /// Set when a signal arrived: what the run sees fail from then on is the cleaning up.
+    private static let interrupted = Atomic<Bool>(false)
     /// More to do before the folder goes (the torture campaign ends its scheduler and apps).
     private static let extra = Mutex<(@Sendable () -> Void)?>(nil)
 
@@ -22,6 +24,7 @@ enum Interruption {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                interrupted.store(true, ordering: .sequentiallyConsistent)
                 cleanUp()
                 Console.error("interrupted; stopped bgtaskd and removed the benchmark folder")
                 exit(128 + number)
@@ -41,6 +44,9 @@ enum Interruption {
         extra.withLock { $0 = cleanUp }
     }
 
+    /// Whether a signal cut the run short; the handler ends the process once it has cleaned up.
+    static var isInterrupted: Bool { interrupted.load(ordering: .sequentiallyConsistent) }
+
     static func started(scheduler pid: Int32) {
         registry.withLock { _ = $0.schedulers.insert(pid) }
     }
@@ -55,7 +61,7 @@ enum Interruption {
         // Give them a moment to commit and exit before their folder goes.
         for _ in 0..<50 where schedulers.contains(where: { kill($0, 0) == 0 }) { usleep(20_000) }
         extra.withLock { $0 }?()
-        if let root { try? FileManager.default.removeItem(atPath: root) }
+        if let root { Workspace.removeTree(root) }
     }
 }
 
@@ -71,6 +77,9 @@ extension InterruptibleBench {
         do {
             try measure()
         } catch let error as BenchError {
+            // A failure caused by the cleaning up (bgtaskd stopped, say) is not the run's: the
+            // handler says "interrupted" and exits once it is done.
+            while Interruption.isInterrupted { pause() }
             Console.error(error.description)
             throw ExitCode.failure
         }

@@ -25,8 +25,10 @@ final class SchedulerSession {
     private var stopped = false
 
     /// Writes the config (`settings.json`, `apps/*.json`), starts `bgtaskd` and waits until it
-    /// holds the lock and has made its first commit (manifests loaded).
-    init(workspace: Workspace, name: String, scheduler: String, settings: [String: Any], apps: [BenchApp]) throws {
+    /// holds the lock and has made its first commit (manifests loaded). `environment` is added to
+    /// the scheduler's own (`DBUS_SYSTEM_BUS_ADDRESS` for a private bus, say).
+    init(workspace: Workspace, name: String, scheduler: String, settings: [String: Any], apps: [BenchApp],
+         environment extra: [String: String] = [:]) throws {
         let name = workspace.freshName(name)
         folder = try workspace.folder(name)
         paths = StatePaths(root: try workspace.folder("\(name)/state"))
@@ -48,6 +50,7 @@ final class SchedulerSession {
         process.arguments = ["--state", paths.root, "--config", config, "--log-level", "warning"]
         var environment = ProcessInfo.processInfo.environment
         for key in ["BGTASK_STATE_DIR", "BGTASK_CONFIG_DIR", "BGTASK_APP_ID"] { environment[key] = nil }
+        for (key, value) in extra { environment[key] = value }
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = log

@@ -70,7 +70,18 @@ final class Workspace {
 
     /// Removes the whole folder.
     func remove() {
-        try? FileManager.default.removeItem(atPath: root)
+        Self.removeTree(root)
+    }
+
+    /// Removes `path` and everything under it, trying again while it is still there: on Ctrl-C the
+    /// interrupted run may be removing the same folder at the same moment as ``Interruption``, and
+    /// each removal then stops at what the other took first.
+    static func removeTree(_ path: String) {
+        for _ in 0..<20 {
+            try? FileManager.default.removeItem(atPath: path)
+            guard FileManager.default.fileExists(atPath: path) else { return }
+            usleep(10_000)
+        }
     }
 }
 
