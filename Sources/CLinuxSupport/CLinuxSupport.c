@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -268,12 +269,16 @@ int bg_seqpacket_listen(const char *path, int backlog) {
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     // The socket file is made with the umask's mode; none but the owner may connect.
-    if (fchmod(fd, 0600) != 0 ||
-        bind(fd, (struct sockaddr *)&address, sizeof address) != 0 ||
-        chmod(path, 0600) != 0 ||
-        listen(fd, backlog) != 0) {
+    if (fchmod(fd, 0600) != 0 || bind(fd, (struct sockaddr *)&address, sizeof address) != 0) {
         int saved = errno;
         close(fd);
+        errno = saved;
+        return -1;
+    }
+    if (chmod(path, 0600) != 0 || listen(fd, backlog) != 0) {
+        int saved = errno;
+        close(fd);
+        unlink(path);
         errno = saved;
         return -1;
     }
@@ -287,7 +292,9 @@ int bg_seqpacket_accept(int listener) {
 int bg_seqpacket_connect(const char *path) {
     struct sockaddr_un address;
     if (bg_unix_address(&address, path) != 0) return -1;
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    // Non-blocking: with the listener's backlog full (a scheduler not accepting), a blocking
+    // connect would wait for room with no time limit; this fails at once with EAGAIN instead.
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
         int saved = errno;
@@ -311,4 +318,20 @@ ssize_t bg_recv_message(int fd, void *buffer, size_t capacity) {
 
 ssize_t bg_send_message(int fd, const void *buffer, size_t length) {
     return send(fd, buffer, length, MSG_NOSIGNAL);
+}
+
+int bg_peer_hung_up(int fd) {
+    struct pollfd entry = { .fd = fd, .events = POLLRDHUP, .revents = 0 };
+    if (poll(&entry, 1, 0) < 0) return 0;
+    return (entry.revents & (POLLRDHUP | POLLHUP)) != 0;
+}
+
+int64_t bg_raise_open_files_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    if (limit.rlim_cur < limit.rlim_max) {
+        struct rlimit raised = { .rlim_cur = limit.rlim_max, .rlim_max = limit.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+    }
+    return limit.rlim_cur == RLIM_INFINITY ? INT64_MAX : (int64_t)limit.rlim_cur;
 }

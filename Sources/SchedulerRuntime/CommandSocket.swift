@@ -28,15 +28,25 @@ final class CommandSocket {
         case malformed(reason: String, commandID: String?, from: Connection)
     }
 
-    /// Connections served at once; more wait in the listen backlog until some end.
+    /// Connections served at once at most; more wait in the listen backlog until some end (and a
+    /// client finding the backlog full uses the inbox at once).
     static let maximumConnections = 900
     static let backlog: Int32 = 512
+    /// Descriptors kept for everything else the scheduler opens (state files, transfers, pidfds).
+    static let reservedDescriptors = 256
 
     private let path: String
     private var listener: Int32
     private var connections: [Int32: Connection] = [:]
-    /// Commands applied and not yet answered, by command id.
-    private var waiting: [String: Connection] = [:]
+    /// Commands applied and not yet answered, by command id (a client that sent an id again
+    /// waits beside the first).
+    private var waiting: [String: [Connection]] = [:]
+    /// Connections served at once: ``maximumConnections``, or fewer when the process may not
+    /// open that many descriptors beside its own.
+    private let connectionLimit: Int
+    /// Out of descriptors (`EMFILE`, `ENFILE`): the listener is not watched until a connection
+    /// ends, so a full table cannot spin the loop.
+    private var acceptPaused = false
     /// The socket file's identity, so that only ours is removed at the end.
     private let inode: (device: UInt64, inode: UInt64)
 
@@ -54,18 +64,21 @@ final class CommandSocket {
         }
         listener = bg_seqpacket_listen(path, Self.backlog)
         guard listener >= 0 else { throw .system(operation: "cannot listen on", path: path, errno: errno) }
-        guard fstat(listener, &status) == 0, lstat(path, &status) == 0 else {
+        guard lstat(path, &status) == 0 else {
+            let saved = errno
             close(listener)
-            throw .system(operation: "cannot inspect", path: path, errno: errno)
+            throw .system(operation: "cannot inspect", path: path, errno: saved)
         }
         inode = (UInt64(status.st_dev), UInt64(status.st_ino))
+        let openFiles = bg_raise_open_files_limit()
+        connectionLimit = openFiles < 0 ? 64 : Int(max(16, min(Int64(Self.maximumConnections), openFiles - Int64(Self.reservedDescriptors))))
     }
 
     deinit { stop() }
 
     /// The descriptors `poll` watches: the listener while there is room, and every connection.
     var descriptors: [Int32] {
-        var list = connections.count < Self.maximumConnections && listener >= 0 ? [listener] : []
+        var list = connections.count < connectionLimit && listener >= 0 && !acceptPaused ? [listener] : []
         list.append(contentsOf: connections.keys)
         return list
     }
@@ -91,24 +104,31 @@ final class CommandSocket {
 
     /// Remembers that `command`'s outcome goes to `connection` once committed.
     func await(_ command: String, on connection: Connection) {
-        waiting[command] = connection
+        waiting[command, default: []].append(connection)
     }
 
-    /// Sends each committed outcome to the connection waiting for it.
+    /// Sends each committed outcome to the connections waiting for it.
     func answer(_ outcomes: [CommandOutcome]) {
         guard !waiting.isEmpty else { return }
         for outcome in outcomes {
-            guard let connection = waiting.removeValue(forKey: outcome.command), connection.isOpen,
+            guard let waiters = waiting.removeValue(forKey: outcome.command),
                   let data = try? JSONFormat.encode(outcome) else { continue }
-            // A full buffer or a peer gone: the client then reads the outcome file by its id.
-            _ = data.withUnsafeBytes { bg_send_message(connection.descriptor, $0.baseAddress, $0.count) }
+            for connection in waiters { send(data, on: connection) }
         }
     }
 
     /// Answers `outcome` at once (a command committed earlier, or refused before it was applied).
     func answerNow(_ outcome: CommandOutcome, on connection: Connection) {
-        guard connection.isOpen, let data = try? JSONFormat.encode(outcome) else { return }
-        _ = data.withUnsafeBytes { bg_send_message(connection.descriptor, $0.baseAddress, $0.count) }
+        guard let data = try? JSONFormat.encode(outcome) else { return }
+        send(data, on: connection)
+    }
+
+    /// Sends one answer without waiting. One that cannot go at once (a client that never reads,
+    /// a peer gone) ends the connection: the client then reads the outcome file by its id.
+    private func send(_ data: Data, on connection: Connection) {
+        guard connection.isOpen else { return }
+        let sent = data.withUnsafeBytes { bg_send_message(connection.descriptor, $0.baseAddress, $0.count) }
+        if sent != data.count { end(connection) }
     }
 
     /// Closes everything and removes the socket file, if it is still ours.
@@ -124,10 +144,11 @@ final class CommandSocket {
     }
 
     private func acceptAll() {
-        while connections.count < Self.maximumConnections {
+        while connections.count < connectionLimit {
             let descriptor = bg_seqpacket_accept(listener)
             if descriptor < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { acceptPaused = true }
                 return
             }
             guard bg_peer_uid(descriptor) == Int64(geteuid()) else {
@@ -139,6 +160,13 @@ final class CommandSocket {
     }
 
     private func read(_ connection: Connection, into messages: inout [Message]) {
+        // A client that went away (gave up, or was killed) no longer waits: what it sent was never
+        // acknowledged, and one that gave up has written it into the inbox. Applying it now could
+        // apply it twice, once its inbox copy's outcome has expired.
+        if bg_peer_hung_up(connection.descriptor) != 0 {
+            end(connection)
+            return
+        }
         var buffer = [UInt8](repeating: 0, count: CommandSocketClient.maximumCommandBytes)
         var taken = 0
         while connection.isOpen && taken < Self.messagesPerConnection && messages.count < Self.messagesPerWake {
@@ -185,5 +213,6 @@ final class CommandSocket {
         connection.isOpen = false
         connections[connection.descriptor] = nil
         close(connection.descriptor)
+        acceptPaused = false
     }
 }

@@ -32,6 +32,11 @@ extension SchedulerDaemon {
         let batch = socketMessages.prefix(Self.socketBatchSize)
         socketMessages.removeFirst(batch.count)
         var expiryDue = drainingStartupInbox ? nil : state.nextTaskDeadline(after: now)
+        var inHand: [String] = []
+        defer {
+            // As for the inbox: a crash from here to the end of the commit names these commands.
+            if !inHand.isEmpty { poisonGuard.mark(.committing, commands: inHand) }
+        }
         for message in batch {
             if let due = expiryDue, Date() >= due {
                 expireDueTasks(now: Date())
@@ -50,6 +55,9 @@ extension SchedulerDaemon {
                 }
             case .command(let command, let connection):
                 if isKnown(command.id, connection: connection, socket: commandSocket) { continue }
+                let name = PoisonGuard.socketName(command.id)
+                poisonGuard.mark(.applying, commands: [name])
+                inHand.append(name)
                 queueOutcome(applyCommand(command, now: now), now: now)
                 commandSocket.await(command.id, on: connection)
             }
@@ -61,7 +69,7 @@ extension SchedulerDaemon {
     /// turn's commit): a client that resent it is answered with that outcome, and it is not
     /// applied again.
     private func isKnown(_ id: String, connection: CommandSocket.Connection, socket: CommandSocket) -> Bool {
-        if pendingOutcomes.contains(where: { $0.command == id }) {
+        if pendingOutcomeIDs.contains(id) {
             socket.await(id, on: connection)
             return true
         }

@@ -58,11 +58,17 @@ final class DesktopConditionSource {
     /// Lines to log: the connection lost, a service that came, went or sent nonsense.
     private(set) var notes: [String] = []
     /// logind's delay inhibitor, so that the state is written before the machine sleeps.
-    let sleep = SleepInhibitor()
+    let sleep: SleepInhibitor
+    /// logind's `PrepareForSleep` arrived: its `PreparingForSleep` property is read again (a
+    /// signal's body is not believed: any client may send one, even straight to this connection).
+    private var sleepStale = false
 
     /// Connects to the system bus and subscribes to the services' signals. Throws when there is
     /// no system bus; the caller keeps today's file probes.
-    init() throws(DesktopBus.Failure) {
+    /// `holdsSleepInhibitor`: take logind's delay inhibitor for sleep (not for a scheduler on a
+    /// thread of another program, the demo's, which must not hold off the user's suspend).
+    init(holdsSleepInhibitor: Bool = true) throws(DesktopBus.Failure) {
+        sleep = SleepInhibitor(enabled: holdsSleepInhibitor)
         bus = try DesktopBus()
         let context = Unmanaged.passUnretained(self).toOpaque()
         let handler: sd_bus_message_handler_t = { message, context, _ in
@@ -86,7 +92,7 @@ final class DesktopConditionSource {
                                  handler: handler, context: context)
             }
         }
-        // Only the owner of logind's name can send what this matches (the bus checks the sender).
+        // The signal only says "look again": the property is read from logind itself.
         try bus.addMatch("type='signal',sender='org.freedesktop.login1',path='/org/freedesktop/login1',"
                          + "interface='org.freedesktop.login1.Manager',member='PrepareForSleep'",
                          handler: handler, context: context)
@@ -111,6 +117,10 @@ final class DesktopConditionSource {
                 for service in Service.allCases where services.contains(service) { read(service) }
                 try bus.processAll()
             }
+            if sleepStale {
+                sleepStale = false
+                readPreparingForSleep()
+            }
             if let note = sleep.takeIfWanted(bus) { notes.append(note) }
         } catch {
             bus.close()
@@ -130,11 +140,14 @@ final class DesktopConditionSource {
     /// A match handler's message: a service came, went or changed something.
     private func received(_ message: OpaquePointer?) {
         if DesktopBus.member(of: message) == "PrepareForSleep" {
-            if let starting = DesktopBus.firstBool(of: message) { sleep.announced(starting) }
+            sleepStale = true
             return
         }
         guard let member = DesktopBus.member(of: message), let first = DesktopBus.firstString(of: message) else { return }
-        if member == "NameOwnerChanged" && Service.logind.busNames.contains(first) { sleep.logindChanged() }
+        if member == "NameOwnerChanged" && Service.logind.busNames.contains(first) {
+            sleep.logindChanged()
+            sleepStale = true
+        }
         for service in Service.allCases {
             if service.signals.contains(member) { stale.insert(service) }
             let names = member == "NameOwnerChanged" ? service.busNames : service.interfaces
@@ -161,6 +174,14 @@ final class DesktopConditionSource {
             status[service] = words
             notes.append("\(service.rawValue): \(words)")
         }
+    }
+
+    /// logind's `PreparingForSleep`: true from its `PrepareForSleep(true)` until the resume.
+    private func readPreparingForSleep() {
+        guard case .success(let preparing) = bus.bool("org.freedesktop.login1", "/org/freedesktop/login1",
+                                                      "org.freedesktop.login1.Manager", "PreparingForSleep"),
+              preparing != sleep.sleepAnnounced else { return }
+        sleep.announced(preparing)
     }
 
     private func readUPower() -> Result<String, DesktopBus.Failure> {

@@ -8,9 +8,9 @@ import TaskState
 extension SchedulerDaemon {
     /// The system bus's services, or `nil` (one line logged) when there is no system bus: the
     /// kernel's files then decide every condition, as before.
-    static func connectDesktop(logger: Logger) -> DesktopConditionSource? {
+    static func connectDesktop(logger: Logger, holdsSleepInhibitor: Bool) -> DesktopConditionSource? {
         do {
-            let source = try DesktopConditionSource()
+            let source = try DesktopConditionSource(holdsSleepInhibitor: holdsSleepInhibitor)
             for note in source.takeNotes() { logger.info("conditions: \(TerminalText.escaped(note))") }
             return source
         } catch {

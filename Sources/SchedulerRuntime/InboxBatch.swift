@@ -35,8 +35,9 @@ extension SchedulerDaemon {
             handled += 1
             let path = inbox.path(of: name)
             let stem = String(name.dropLast(".json".count))
-            if StateFiles.exists(paths.outcome(stem)) {
-                // Applied before a crash that came between the outcome and the inbox removal.
+            if pendingOutcomeIDs.contains(stem) || StateFiles.exists(paths.outcome(stem)) {
+                // Applied before a crash that came between the outcome and the inbox removal, or
+                // answered already (from the command socket, or refused after a crash on it).
                 consumedCommands.append(path)
                 continue
             }

@@ -32,7 +32,7 @@ final class PoisonGuard {
     /// What a scheduler that died left in the marker.
     struct Leftover: Equatable, Sendable {
         var phase: Phase
-        /// File names in `inbox/new/` (`<id>.json`).
+        /// File names in `inbox/new/` (`<id>.json`), or ``socketName(_:)``s.
         var commands: [String]
         /// The fatal signal it died of; `nil` when it was killed (no crash line).
         var signal: Int32?
@@ -95,6 +95,11 @@ final class PoisonGuard {
         let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         _ = ftruncate(descriptor, off_t(max(written, 0)))
     }
+
+    /// How the marker names a command that came on the command socket: it has no inbox file, so
+    /// at the next start only its id can be refused (its client then writes it into the inbox,
+    /// where the refusal's outcome stops it).
+    static func socketName(_ id: String) -> String { "socket:\(id)" }
 
     /// Nothing in hand.
     func clear() {

@@ -62,6 +62,8 @@ public final class SchedulerDaemon {
     /// When each outcome file written is due for removal.
     var outcomeRetention = OutcomeRetention()
     var pendingOutcomes: [CommandOutcome] = []
+    /// The command ids of ``pendingOutcomes``: applied, not yet committed.
+    var pendingOutcomeIDs: Set<String> = []
     var consumedCommands: [String] = []
     /// The command socket (`control.sock`), opened when the loop starts; `nil` without one.
     var commandSocket: CommandSocket?
@@ -159,7 +161,8 @@ public final class SchedulerDaemon {
             throw .state("\(error)")
         }
         recoveryEvents += Self.replayJournal(committer, paths: paths, logger: logger, now: now)
-        desktop = Self.connectDesktop(logger: logger)
+        // A scheduler on a thread of another program (the demo's) holds off no suspend.
+        desktop = Self.connectDesktop(logger: logger, holdsSleepInhibitor: signals.contains(SIGTERM))
         let (reading, sources) = Self.readConditions(probe: probe, desktop: desktop, settings: settings)
         var conditions = ConditionsRecord(probed: reading.conditions, batteryPercent: reading.batteryPercent,
                                           loadAverage: reading.loadAverage, probedAt: now)
@@ -277,7 +280,12 @@ public final class SchedulerDaemon {
         var more = true
         while more {
             more = try applyInboxBatch(now: Date())
-            if applySocketBatch(now: Date()) { more = true }
+            // Never in one commit with inbox commands: the poison guard names one kind at a time.
+            if consumedCommands.isEmpty {
+                if applySocketBatch(now: Date()) { more = true }
+            } else if !socketMessages.isEmpty {
+                more = true
+            }
             if !more {
                 if !goneAtStart.isEmpty {
                     state.interruptTasks(ofGone: goneAtStart, now: now)

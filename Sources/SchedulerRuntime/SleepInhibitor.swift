@@ -24,19 +24,29 @@ final class SleepInhibitor {
 
     var isHeld: Bool { descriptor >= 0 }
 
+    /// `false`: never takes one (announcements are still followed).
+    init(enabled: Bool) {
+        wanted = enabled
+        self.enabled = enabled
+    }
+
+    private let enabled: Bool
+
     deinit { release() }
 
     /// A `PrepareForSleep` signal from logind: `true` before a sleep, `false` after the resume.
     func announced(_ starting: Bool) {
         heard.append(starting)
         sleepAnnounced = starting
-        if !starting { wanted = true }
+        if !starting { wanted = enabled }
     }
 
-    /// logind's name changed owner: a new logind knows nothing of the old inhibitor.
+    /// logind's name changed owner: a new logind knows nothing of the old inhibitor nor of a
+    /// sleep the old one announced (its `PreparingForSleep` is read again).
     func logindChanged() {
         release()
-        wanted = !sleepAnnounced
+        sleepAnnounced = false
+        wanted = enabled
     }
 
     /// Takes an inhibitor if one is wanted. Returns a line to log when something changed.

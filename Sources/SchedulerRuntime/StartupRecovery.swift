@@ -68,6 +68,18 @@ extension SchedulerDaemon {
 
     /// Quarantines an inbox file the previous scheduler crashed on, and answers it.
     func setAside(_ name: String, signal: Int32, now: Date) {
+        let socketPrefix = PoisonGuard.socketName("")
+        if name.hasPrefix(socketPrefix) {
+            // Nothing to quarantine: the id is refused, so the copy its client writes into the
+            // inbox is consumed unapplied.
+            let id = String(name.dropFirst(socketPrefix.count))
+            guard Command.isValidID(id), !StateFiles.exists(paths.outcome(id)) else { return }
+            let reason = "bgtaskd crashed (signal \(signal)) while applying this command from the command socket; refused so that it cannot crash it again"
+            state.record(Event(time: now, type: .commandRejected, command: id, reason: "crashed",
+                               message: "command \(id): \(reason)"))
+            queueOutcome(CommandOutcome(command: id, type: nil, appliedAt: now, error: .init(.invalidCommand, message: reason)), now: now)
+            return
+        }
         let path = Inbox(paths: paths).path(of: name)
         let stem = name.hasSuffix(".json") ? String(name.dropLast(".json".count)) : name
         guard !name.contains("/"), StateFiles.exists(path), !StateFiles.exists(paths.outcome(stem)) else { return }

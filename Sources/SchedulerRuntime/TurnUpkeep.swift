@@ -34,6 +34,7 @@ extension SchedulerDaemon {
         // Durable now: the clients waiting on the command socket are told.
         commandSocket?.answer(pendingOutcomes)
         pendingOutcomes.removeAll()
+        pendingOutcomeIDs.removeAll()
         consumedCommands.removeAll()
     }
 
@@ -97,6 +98,7 @@ extension SchedulerDaemon {
 
     func queueOutcome(_ outcome: CommandOutcome, now: Date) {
         pendingOutcomes.append(outcome)
+        pendingOutcomeIDs.insert(outcome.command)
         outcomeRetention.keep(outcome.command, until: now.addingTimeInterval(settings.outcomeRetentionSeconds))
     }
 }

@@ -14,8 +14,9 @@ import Glibc
 public enum CommandSocketClient {
     /// The largest command the scheduler takes, as for an inbox file.
     public static let maximumCommandBytes = 64 << 10
-    /// The largest answer read; an outcome is a few hundred bytes.
-    static let maximumAnswerBytes = 1 << 20
+    /// The largest answer read; an outcome is a few hundred bytes. A longer one reads as no
+    /// answer, and the outcome file (which is always written) is read instead.
+    static let maximumAnswerBytes = 64 << 10
 
     /// What became of a command offered on the socket.
     public enum Answer: Sendable, Equatable {
@@ -36,7 +37,8 @@ public enum CommandSocketClient {
         var status = stat()
         guard lstat(paths.controlSocket, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK,
               status.st_uid == geteuid() else { return .unreachable }
-        guard let data = try? JSONFormat.encode(command) else { return .unreachable }
+        // One the scheduler would not take goes through the inbox, which says why.
+        guard let data = try? JSONFormat.encode(command), data.count <= maximumCommandBytes else { return .unreachable }
         let connection = bg_seqpacket_connect(paths.controlSocket)
         guard connection >= 0 else { return .unreachable }
         defer { close(connection) }

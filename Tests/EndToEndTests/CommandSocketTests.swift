@@ -120,6 +120,9 @@ import Glibc
             try #require(connection >= 0)
             defer { close(connection) }
             #expect(bytes.withUnsafeBytes { bg_send_message(connection, $0.baseAddress, $0.count) } == bytes.count)
+            // The connection is non-blocking: wait for the answer, or for the end of it.
+            var entry = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+            #expect(poll(&entry, 1, 20_000) == 1, "an answer or the end within 20 s")
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             let count = buffer.withUnsafeMutableBytes { bg_recv_message(connection, $0.baseAddress, $0.count) }
             return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil

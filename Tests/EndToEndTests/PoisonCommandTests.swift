@@ -51,6 +51,30 @@ import Glibc
         #expect(try String(contentsOfFile: "\(env.state)/\(marker)", encoding: .utf8).isEmpty, "the marker is cleared")
     }
 
+    /// A command from the command socket has no inbox file: the marker names it `socket:<id>`. Its
+    /// client, seeing the connection end, wrote the same command into the inbox; that copy is
+    /// refused, not applied, and an inbox command beside it is not blamed.
+    @Test func aSocketCommandTheSchedulerCrashedOnIsRefusedWhenItsClientResendsIt() async throws {
+        let (env, id) = try prepare()
+        let innocent = Command(issuedAt: Date(), issuerPID: getpid(), action: .cancelAll(app: try Identifier(validating: Self.app)))
+        try Inbox(paths: env.paths).enqueue(innocent)
+        try Data("applying\nsocket:\(id)\ncrashed signal 11\n".utf8).write(to: URL(fileURLWithPath: "\(env.state)/\(marker)"))
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        try await env.eventually("both outcomes") {
+            StateFiles.exists(env.paths.outcome(id)) && StateFiles.exists(env.paths.outcome(innocent.id))
+        }
+        let refused = try JSONFormat.decode(CommandOutcome.self, from: try StateFiles.read(env.paths.outcome(id)))
+        #expect(refused.error?.name == "invalidCommand")
+        #expect(refused.error?.message.hasPrefix("bgtaskd crashed (signal 11) while applying this command from the command socket") == true,
+                "\(refused)")
+        let applied = try JSONFormat.decode(CommandOutcome.self, from: try StateFiles.read(env.paths.outcome(innocent.id)))
+        #expect(applied.error == nil, "the inbox command beside it is applied: \(applied)")
+        #expect(try env.requests().isEmpty, "the refused submit was not applied")
+        #expect(env.events(.commandRejected).count == 1)
+        #expect(daemon.isRunning)
+    }
+
     @Test func aCommandInHandWhenTheSchedulerWasKilledIsAppliedAgain() async throws {
         let (env, id) = try prepare()
         try Data("committing\n\(id).json\n".utf8).write(to: URL(fileURLWithPath: "\(env.state)/\(marker)"))

@@ -22,11 +22,25 @@ import Glibc
         return listed.contains("\"sleep\" \"bgtaskd\"") && listed.contains("\"delay\"")
     }
 
-    /// logind (the owner of its name) announces a sleep (`true`) or the resume (`false`).
+    /// logind (the owner of its name) announces a sleep (`true`) or the resume (`false`), as the
+    /// real one does: `PreparingForSleep` says so from then on, and `PrepareForSleep` tells.
     static func announce(_ bus: PrivateSystemBus, starting: Bool) throws {
+        let set = try bus.busctl(["call", login, "/org/freedesktop/login1", "org.freedesktop.DBus.Properties", "Set",
+                                  "ssv", "org.freedesktop.login1.Manager", "PreparingForSleep", "b", "\(starting)"])
+        guard set.status == 0 else { throw TestFailure("cannot set PreparingForSleep: \(set)") }
         let sent = try bus.busctl(["call", login, "/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "EmitSignal",
                                    "sssav", "org.freedesktop.login1.Manager", "PrepareForSleep", "b", "1", "b", "\(starting)"])
         guard sent.status == 0 else { throw TestFailure("cannot emit PrepareForSleep: \(sent)") }
+    }
+
+    /// The scheduler's unique name on the bus (`busctl list` names each connection's pid).
+    static func uniqueName(of pid: pid_t, on bus: PrivateSystemBus) throws -> String {
+        let listed = try bus.busctl(["list", "--unique", "--no-legend"]).stdout
+        for line in listed.split(separator: "\n") {
+            let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+            if columns.count >= 2, columns[1] == "\(pid)", columns[0].hasPrefix(":") { return String(columns[0]) }
+        }
+        throw TestFailure("no connection of pid \(pid) on the bus: \(listed)")
     }
 
     @Test func theStateIsWrittenBeforeTheInhibitorIsReleasedAndANewOneIsTakenAfterTheResume() throws {
@@ -40,10 +54,17 @@ import Glibc
         try env.waitUntil("the scheduler to hold a delay inhibitor for sleep") { try Self.holdsOurs(bus) }
         #expect(daemon.log.contains("logind: holding a delay inhibitor for sleep"), "\(daemon.log)")
 
-        // Anyone on the bus can send a signal of that name; only logind's counts.
+        // Anyone on the bus can send a signal of that name, to everyone or straight to the
+        // scheduler's connection; neither counts, since logind says it is not preparing to sleep.
         let impostor = try bus.busctl(["emit", "/org/freedesktop/login1", "org.freedesktop.login1.Manager",
                                        "PrepareForSleep", "b", "true"])
         #expect(impostor.status == 0, "\(impostor)")
+        let direct = try bus.busctl(["--destination=\(try Self.uniqueName(of: daemon.pid, on: bus))", "emit", "/org/freedesktop/login1",
+                                     "org.freedesktop.login1.Manager", "PrepareForSleep", "b", "true"])
+        #expect(direct.status == 0, "\(direct)")
+        // A round trip through the scheduler's loop, so that both were handled before logind speaks.
+        #expect(try env.bgctl("status").status == 0)
+        #expect(try Self.holdsOurs(bus), "still held after the impostors")
 
         try Self.announce(bus, starting: true)
         try env.waitUntil("the inhibitor to be released") { try !Self.holdsOurs(bus) }

@@ -33,13 +33,20 @@ int bg_syncfs(int fd);
 int bg_seqpacket_listen(const char *path, int backlog);
 /// accept4(2) on such a socket: the connection, non-blocking and close-on-exec; -1 with errno set.
 int bg_seqpacket_accept(int listener);
-/// A blocking, close-on-exec connection to the SOCK_SEQPACKET socket at `path`; -1 with errno set.
+/// A non-blocking, close-on-exec connection to the SOCK_SEQPACKET socket at `path`; -1 with errno
+/// set (EAGAIN when the listener's backlog is full, ECONNREFUSED when no one listens).
 int bg_seqpacket_connect(const char *path);
 /// The user id of a connected AF_UNIX peer (SO_PEERCRED), or -1.
 int64_t bg_peer_uid(int fd);
 /// recv(2) of one message with MSG_TRUNC: the message's full length, even when larger than
 /// `capacity` (the excess is discarded); 0 at the peer's end; -1 with errno set.
 ssize_t bg_recv_message(int fd, void *buffer, size_t capacity);
+/// Whether the peer of a connected socket has closed or shut down its end (POLLRDHUP), without
+/// waiting: what it sent may still be queued, but it no longer waits for an answer.
+int bg_peer_hung_up(int fd);
+/// Raises RLIMIT_NOFILE's soft limit to its hard limit; returns the soft limit now in force
+/// (INT64_MAX for no limit), or -1.
+int64_t bg_raise_open_files_limit(void);
 /// send(2) with MSG_NOSIGNAL (a peer that has gone raises EPIPE, not SIGPIPE).
 ssize_t bg_send_message(int fd, const void *buffer, size_t length);
 
