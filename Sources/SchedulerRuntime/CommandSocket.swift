@@ -94,7 +94,10 @@ final class CommandSocket {
         var messages: [Message] = []
         for descriptor in ready where messages.count < Self.messagesPerWake {
             if descriptor == listener {
-                acceptAll()
+                // A client sends as soon as it is connected: its command is read in this wake.
+                for connection in acceptAll() where messages.count < Self.messagesPerWake {
+                    read(connection, into: &messages)
+                }
             } else if let connection = connections[descriptor] {
                 read(connection, into: &messages)
             }
@@ -143,20 +146,25 @@ final class CommandSocket {
         }
     }
 
-    private func acceptAll() {
+    /// Accepts every waiting client (up to the limit) and returns the new connections.
+    private func acceptAll() -> [Connection] {
+        var accepted: [Connection] = []
         while connections.count < connectionLimit {
             let descriptor = bg_seqpacket_accept(listener)
             if descriptor < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { acceptPaused = true }
-                return
+                return accepted
             }
             guard bg_peer_uid(descriptor) == Int64(geteuid()) else {
                 close(descriptor)
                 continue
             }
-            connections[descriptor] = Connection(descriptor: descriptor)
+            let connection = Connection(descriptor: descriptor)
+            connections[descriptor] = connection
+            accepted.append(connection)
         }
+        return accepted
     }
 
     private func read(_ connection: Connection, into messages: inout [Message]) {

@@ -27,6 +27,12 @@ final class KernelWait {
         var busDue = false
         /// Descriptors of the command socket that are ready (``CommandSocket``).
         var commandDescriptors: [Int32] = []
+
+        /// Only the command socket woke the loop (a client connected, sent or went away).
+        var onlyCommandSocket: Bool {
+            !commandDescriptors.isEmpty && signals.isEmpty && changes.isEmpty && !timer && exitedPIDs.isEmpty
+                && !stopRequested && !notified && !samplingDue && !serviceDue && !busDue
+        }
     }
 
     let watcher: ChangeWatcher

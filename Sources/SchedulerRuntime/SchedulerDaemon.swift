@@ -201,6 +201,9 @@ public final class SchedulerDaemon {
             while !stopping {
                 if let service { wait.armService(at: service.nextDeadline) }
                 let wake = wait.wait(bus: desktop?.pollRequest, commands: commandSocket?.descriptors ?? [])
+                receiveSocketCommands(wake.commandDescriptors)
+                // A client that connected or went away without a command changes nothing: no turn.
+                if wake.onlyCommandSocket && socketMessages.isEmpty { continue }
                 try turn(Date(), wake: wake)
                 service?.turnEnded(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
             }
@@ -258,7 +261,6 @@ public final class SchedulerDaemon {
             }
         }
         if wake.stopRequested { stopping = true }
-        receiveSocketCommands(wake.commandDescriptors)
         // A service's change is judged in this very turn, before the inbox and launches.
         if wake.busDue { takeDesktopChanges(now: now) }
         if wake.notified {
