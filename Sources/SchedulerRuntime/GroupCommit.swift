@@ -90,8 +90,15 @@ struct GroupCommit {
     }
 
     /// Journals and applies a batch. When this returns, the batch is durable.
-    func commit(_ batch: Batch) throws {
-        guard !batch.isEmpty else { return }
+    /// Makes `batch` durable (the journal, synced), then writes it out. `whenVisible` runs once
+    /// the batch is durable and its files are in place, before the file system sync that lets the
+    /// journal go: what waits for the commit (a client of the command socket) need not wait for
+    /// that sync, since a crash before it replays the journal.
+    func commit(_ batch: Batch, whenVisible: (() -> Void)? = nil) throws {
+        guard !batch.isEmpty else {
+            whenVisible?()
+            return
+        }
         var batch = batch
         if !batch.events.isEmpty {
             // A log replaced by something that cannot be appended to would stop this commit and
@@ -103,7 +110,7 @@ struct GroupCommit {
         }
         batch.eventLogOffset = StateFiles.size(of: paths.events) ?? 0
         try journal.write(try JSONFormat.encodeLine(batch))
-        try apply(batch)
+        try apply(batch, whenVisible: whenVisible)
     }
 
     /// What start-up found in the journal.
@@ -128,7 +135,7 @@ struct GroupCommit {
         }
     }
 
-    private func apply(_ batch: Batch) throws {
+    private func apply(_ batch: Batch, whenVisible: (() -> Void)? = nil) throws {
         var ensured: Set<String> = []
         for write in batch.writes {
             let path = try absolute(write.path)
@@ -144,6 +151,7 @@ struct GroupCommit {
             try log.append(Data(batch.events.utf8))
         }
         for command in batch.consumedCommands { try StateFiles.remove(try absolute(command)) }
+        whenVisible?()
         try StateFiles.syncFileSystem(containing: paths.root)
         try journal.clear()
     }

@@ -30,9 +30,10 @@ extension SchedulerDaemon {
         // A failed commit (a full disk, above all) stops the loop: nothing is lost, since the
         // commands are still in the inbox and a written journal replays at the next start, and
         // running on with state that is not on disk would be worse.
-        try committer.commit(batch)
-        // Durable now: the clients waiting on the command socket are told.
-        commandSocket?.answer(pendingOutcomes)
+        // The clients waiting on the command socket are told once the batch is durable (its
+        // journal synced) and its files written, without waiting for the sync after them.
+        let outcomes = pendingOutcomes
+        try committer.commit(batch) { [commandSocket] in commandSocket?.answer(outcomes) }
         pendingOutcomes.removeAll()
         pendingOutcomeIDs.removeAll()
         consumedCommands.removeAll()
