@@ -37,6 +37,14 @@ extension SchedulerDaemon {
             // As for the inbox: a crash from here to the end of the commit names these commands.
             if !inHand.isEmpty { poisonGuard.mark(.committing, commands: inHand) }
         }
+        var unnamed: (count: Int, first: String?) = (0, nil)
+        defer {
+            if let first = unnamed.first {
+                let more = unnamed.count > 1 ? " (and \(unnamed.count - 1) more like it in this batch)" : ""
+                state.record(Event(time: now, type: .commandRejected, reason: "command socket: \(first)",
+                                   message: "a message on the command socket was not a command: \(first)\(more)"))
+            }
+        }
         for message in batch {
             if let due = expiryDue, Date() >= due {
                 expireDueTasks(now: Date())
@@ -44,14 +52,20 @@ extension SchedulerDaemon {
             }
             switch message {
             case .malformed(let reason, let id, let connection):
-                state.record(Event(time: now, type: .commandRejected, reason: "command socket: \(reason)",
-                                   message: "a command on the command socket was rejected: \(reason)"))
-                if let id, !isKnown(id, connection: connection, socket: commandSocket) {
+                guard let id else {
+                    // Nothing to answer: the connection ends, and the batch's event counts them
+                    // (a client sending nonsense in a loop costs one event per batch, not one each).
+                    unnamed.count += 1
+                    if unnamed.first == nil { unnamed.first = reason }
+                    commandSocket.end(connection)
+                    continue
+                }
+                state.record(Event(time: now, type: .commandRejected, command: id, reason: "command socket: \(reason)",
+                                   message: "command \(id) on the command socket was rejected: \(reason)"))
+                if !isKnown(id, connection: connection, socket: commandSocket) {
                     queueOutcome(CommandOutcome(command: id, type: nil, appliedAt: now,
                                                 error: .init(.invalidCommand, message: reason)), now: now)
                     commandSocket.await(id, on: connection)
-                } else if id == nil {
-                    commandSocket.end(connection)
                 }
             case .command(let command, let connection):
                 if isKnown(command.id, connection: connection, socket: commandSocket) { continue }
