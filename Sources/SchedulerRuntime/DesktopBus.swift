@@ -113,43 +113,47 @@ final class DesktopBus {
 
     /// logind's `ListSessions` (`a(susso)`): each session's user id and object path.
     func sessions() -> Result<[(uid: UInt32, path: String)], Failure> {
-        guard let bus else { return .failure(Failure(description: "not connected")) }
-        var call: OpaquePointer?
-        var reply: OpaquePointer?
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        defer {
-            sd_bus_error_free(&error)
-            sd_bus_message_unref(call)
-            sd_bus_message_unref(reply)
+        callLogind("ListSessions", arguments: []) { reply in
+            let nonsense = Failure(description: "ListSessions answered something other than a(susso)")
+            guard sd_bus_message_enter_container(reply, Self.code("a"), "(susso)") > 0 else { return .failure(nonsense) }
+            var sessions: [(uid: UInt32, path: String)] = []
+            while true {
+                let result = sd_bus_message_enter_container(reply, Self.code("r"), "susso")
+                if result == 0 { break }
+                guard result > 0 else { return .failure(nonsense) }
+                var text: UnsafePointer<CChar>?
+                var uid: UInt32 = 0
+                guard sd_bus_message_read_basic(reply, Self.code("s"), &text) > 0,
+                      sd_bus_message_read_basic(reply, Self.code("u"), &uid) > 0,
+                      sd_bus_message_read_basic(reply, Self.code("s"), &text) > 0,
+                      sd_bus_message_read_basic(reply, Self.code("s"), &text) > 0,
+                      sd_bus_message_read_basic(reply, Self.code("o"), &text) > 0, let text,
+                      sd_bus_message_exit_container(reply) >= 0 else { return .failure(nonsense) }
+                sessions.append((uid, String(cString: text)))
+            }
+            return .success(sessions)
         }
-        var result = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.login1", "/org/freedesktop/login1",
-                                                    "org.freedesktop.login1.Manager", "ListSessions")
-        guard result >= 0 else { return .failure(Self.failure(error, result)) }
-        result = sd_bus_call(bus, call, 0, &error, &reply)
-        guard result >= 0 else { return .failure(Self.failure(error, result)) }
-        let nonsense = Failure(description: "ListSessions answered something other than a(susso)")
-        guard sd_bus_message_enter_container(reply, Self.code("a"), "(susso)") > 0 else { return .failure(nonsense) }
-        var sessions: [(uid: UInt32, path: String)] = []
-        while true {
-            result = sd_bus_message_enter_container(reply, Self.code("r"), "susso")
-            if result == 0 { break }
-            guard result > 0 else { return .failure(nonsense) }
-            var text: UnsafePointer<CChar>?
-            var uid: UInt32 = 0
-            guard sd_bus_message_read_basic(reply, Self.code("s"), &text) > 0,
-                  sd_bus_message_read_basic(reply, Self.code("u"), &uid) > 0,
-                  sd_bus_message_read_basic(reply, Self.code("s"), &text) > 0,
-                  sd_bus_message_read_basic(reply, Self.code("s"), &text) > 0,
-                  sd_bus_message_read_basic(reply, Self.code("o"), &text) > 0, let text,
-                  sd_bus_message_exit_container(reply) >= 0 else { return .failure(nonsense) }
-            sessions.append((uid, String(cString: text)))
-        }
-        return .success(sessions)
     }
 
     /// logind's `Inhibit(what, who, why, mode)`: a descriptor that holds the inhibitor until it is
     /// closed, made close-on-exec so that no launched app inherits it (and holds off the sleep).
     func inhibit(what: String, who: String, why: String, mode: String) -> Result<Int32, Failure> {
+        callLogind("Inhibit", arguments: [what, who, why, mode]) { reply in
+            var descriptor: Int32 = -1
+            guard sd_bus_message_read_basic(reply, Self.code("h"), &descriptor) > 0, descriptor >= 0 else {
+                return .failure(Failure(description: "Inhibit answered something other than a file descriptor"))
+            }
+            // The reply owns its descriptor and closes it with the message.
+            let kept = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
+            guard kept >= 0 else { return .failure(Failure(description: Self.text(errno: errno))) }
+            return .success(kept)
+        }
+    }
+
+    /// Calls `member` of logind's manager with string `arguments` and reads the reply with `read`
+    /// (the reply is freed after it).
+    private func callLogind<Value>(_ member: String, arguments: [String],
+                                   read: (OpaquePointer?) -> Result<Value, Failure>) -> Result<Value, Failure> {
         guard let bus else { return .failure(Failure(description: "not connected")) }
         var call: OpaquePointer?
         var reply: OpaquePointer?
@@ -160,22 +164,15 @@ final class DesktopBus {
             sd_bus_message_unref(reply)
         }
         var result = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.login1", "/org/freedesktop/login1",
-                                                    "org.freedesktop.login1.Manager", "Inhibit")
+                                                    "org.freedesktop.login1.Manager", member)
         guard result >= 0 else { return .failure(Self.failure(error, result)) }
-        for argument in [what, who, why, mode] {
+        for argument in arguments {
             result = argument.withCString { sd_bus_message_append_basic(call, Self.code("s"), $0) }
             guard result >= 0 else { return .failure(Self.failure(error, result)) }
         }
         result = sd_bus_call(bus, call, 0, &error, &reply)
         guard result >= 0 else { return .failure(Self.failure(error, result)) }
-        var descriptor: Int32 = -1
-        guard sd_bus_message_read_basic(reply, Self.code("h"), &descriptor) > 0, descriptor >= 0 else {
-            return .failure(Failure(description: "Inhibit answered something other than a file descriptor"))
-        }
-        // The reply owns its descriptor and closes it with the message.
-        let kept = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
-        guard kept >= 0 else { return .failure(Failure(description: Self.text(errno: errno))) }
-        return .success(kept)
+        return read(reply)
     }
 
     private func trivial<Value>(_ destination: String, _ path: String, _ interface: String, _ member: String,

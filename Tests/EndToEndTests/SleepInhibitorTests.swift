@@ -43,14 +43,26 @@ import Glibc
         throw TestFailure("no connection of pid \(pid) on the bus: \(listed)")
     }
 
-    @Test func theStateIsWrittenBeforeTheInhibitorIsReleasedAndANewOneIsTakenAfterTheResume() throws {
+    /// A private bus with logind's mock, and `bgtaskd` on it.
+    static func start() throws -> (TestEnvironment, PrivateSystemBus, DaemonProcess) {
         let env = try TestEnvironment()
         try env.writeSettings(["conditionsRecheckSeconds": 3600])
         let bus = try PrivateSystemBus(env)
-        defer { bus.stop() }
-        try bus.start("logind")
-        let daemon = try env.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
-        defer { daemon.stop() }
+        do {
+            try bus.start("logind")
+            return (env, bus, try env.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]))
+        } catch {
+            bus.stop()
+            throw error
+        }
+    }
+
+    @Test func theStateIsWrittenBeforeTheInhibitorIsReleasedAndANewOneIsTakenAfterTheResume() throws {
+        let (env, bus, daemon) = try Self.start()
+        defer {
+            daemon.stop()
+            bus.stop()
+        }
         try env.waitUntil("the scheduler to hold a delay inhibitor for sleep") { try Self.holdsOurs(bus) }
         #expect(daemon.log.contains("logind: holding a delay inhibitor for sleep"), "\(daemon.log)")
 
@@ -82,13 +94,11 @@ import Glibc
     }
 
     @Test func aLogindThatRestartsGetsANewInhibitorAndOneThatIsGoneLeavesTheSchedulerRunning() throws {
-        let env = try TestEnvironment()
-        try env.writeSettings(["conditionsRecheckSeconds": 3600])
-        let bus = try PrivateSystemBus(env)
-        defer { bus.stop() }
-        try bus.start("logind")
-        let daemon = try env.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
-        defer { daemon.stop() }
+        let (env, bus, daemon) = try Self.start()
+        defer {
+            daemon.stop()
+            bus.stop()
+        }
         try env.waitUntil("the first inhibitor") { try Self.holdsOurs(bus) }
 
         bus.kill("logind")
