@@ -311,8 +311,9 @@ public final class SchedulerDaemon {
             // removes or replaces: an alarm write before this call, the commit then overwrites.
             alarm.update(from: state, handles: handles)
         }
-        var nextWake = state.nextWake(after: now)
-        if state.isWaitingOnConditions(at: now) {
+        let plan = state.wakePlan(after: now)
+        var nextWake = plan.nextWake
+        if plan.isWaitingOnConditions {
             let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)
             nextWake = min(nextWake ?? probeAt, probeAt)
         }
