@@ -15,8 +15,9 @@ extension SchedulerState {
         if !record.enabled { result.append(.appDisabled) }
         if effective.lowPower { result.append(.lowPower) }
         if effective.expensive && request.allowsExpensiveNetworkAccess == false { result.append(.expensiveNetwork) }
-        if tasks[request.key] != nil { result.append(.alreadyRunning) }
-        if catalog.manifests[request.app] == nil { result.append(.noManifest) }
+        // Looked up without copying the values: this runs for every request at every turn.
+        if tasks.index(forKey: request.key) != nil { result.append(.alreadyRunning) }
+        if catalog.manifests.index(forKey: request.app) == nil { result.append(.noManifest) }
         // Only once the request is ready: before that, its date holds it anyway.
         if !result.contains(.earliestBeginDate), let plan = usagePlan(for: request, at: now) { result.append(plan.blocker) }
         if let blocker = recentUseBlocker(for: request, at: now) { result.append(blocker) }

@@ -27,10 +27,13 @@ extension SchedulerState {
     /// The launch decisions at `now` (see ``LaunchTurn``).
     public func launchTurn(at now: Date) -> LaunchTurn {
         var turn = LaunchTurn()
+        // Every request gets an entry: sized once, not grown by rehashing at every turn.
+        turn.blockers.reserveCapacity(requests.count)
         var byApp: [Identifier: [PendingRequest]] = [:]
-        for request in requests.values {
-            turn.blockers[request.key] = blockers(for: request, at: now)
-            if turn.blockers[request.key]?.isEmpty == true, catalog.manifests[request.app] != nil {
+        for (key, request) in requests {
+            let blockers = blockers(for: request, at: now)
+            turn.blockers[key] = blockers
+            if blockers.isEmpty, catalog.manifests.index(forKey: request.app) != nil {
                 byApp[request.app, default: []].append(request)
             }
         }
