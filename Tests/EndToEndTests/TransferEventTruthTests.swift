@@ -58,9 +58,9 @@ import Testing
         defer { daemon.stop() }
         #expect(try fetcher.download("trickle", server.url("/trickle")).status == 0)
         let partial = env.paths.transferPartialData(fetcher.key("trickle"))
-        try await env.eventually("some bytes") { (StateFiles.size(of: partial) ?? 0) > 100_000 }
+        try await env.eventually("some bytes", timeout: 30) { (StateFiles.size(of: partial) ?? 0) > 100_000 }
         #expect(try env.bgctl("transfer", "pause", "--app", Self.app, "--id", "trickle").stdout == "paused trickle\n")
-        try await env.eventually("the paused event") { !events(env, .transferPaused, "trickle").isEmpty }
+        try await env.eventually("the paused event", timeout: 30) { !events(env, .transferPaused, "trickle").isEmpty }
         let onDisk = try #require(StateFiles.size(of: partial))
         #expect(events(env, .transferPaused, "trickle") == ["\(Self.app): transfer trickle paused at \(onDisk) bytes"])
         #expect(fetcher.transfer("trickle")?.bytesTransferred == Int64(onDisk))
