@@ -326,12 +326,8 @@ int bg_peer_hung_up(int fd) {
     return (entry.revents & (POLLRDHUP | POLLHUP)) != 0;
 }
 
-int64_t bg_raise_open_files_limit(void) {
+int64_t bg_open_files_limit(void) {
     struct rlimit limit;
     if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
-    if (limit.rlim_cur < limit.rlim_max) {
-        struct rlimit raised = { .rlim_cur = limit.rlim_max, .rlim_max = limit.rlim_max };
-        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-    }
     return limit.rlim_cur == RLIM_INFINITY ? INT64_MAX : (int64_t)limit.rlim_cur;
 }

@@ -70,7 +70,7 @@ final class CommandSocket {
             throw .system(operation: "cannot inspect", path: path, errno: saved)
         }
         inode = (UInt64(status.st_dev), UInt64(status.st_ino))
-        let openFiles = bg_raise_open_files_limit()
+        let openFiles = bg_open_files_limit()
         connectionLimit = openFiles < 0 ? 64 : Int(max(16, min(Int64(Self.maximumConnections), openFiles - Int64(Self.reservedDescriptors))))
     }
 

@@ -44,9 +44,9 @@ ssize_t bg_recv_message(int fd, void *buffer, size_t capacity);
 /// Whether the peer of a connected socket has closed or shut down its end (POLLRDHUP), without
 /// waiting: what it sent may still be queued, but it no longer waits for an answer.
 int bg_peer_hung_up(int fd);
-/// Raises RLIMIT_NOFILE's soft limit to its hard limit; returns the soft limit now in force
-/// (INT64_MAX for no limit), or -1.
-int64_t bg_raise_open_files_limit(void);
+/// RLIMIT_NOFILE's soft limit (INT64_MAX for no limit), or -1. Read, not raised: launched apps
+/// inherit the limit, and programs that use select(2) break above 1024.
+int64_t bg_open_files_limit(void);
 /// send(2) with MSG_NOSIGNAL (a peer that has gone raises EPIPE, not SIGPIPE).
 ssize_t bg_send_message(int fd, const void *buffer, size_t length);
 
