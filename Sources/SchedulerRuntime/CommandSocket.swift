@@ -47,6 +47,8 @@ final class CommandSocket {
     /// Out of descriptors (`EMFILE`, `ENFILE`): the listener is not watched until a connection
     /// ends, so a full table cannot spin the loop.
     private var acceptPaused = false
+    /// One message's room, kept: reads happen at every wake a client sends.
+    private var buffer = [UInt8](repeating: 0, count: CommandSocketClient.maximumCommandBytes)
     /// The socket file's identity, so that only ours is removed at the end.
     private let inode: (device: UInt64, inode: UInt64)
 
@@ -175,7 +177,6 @@ final class CommandSocket {
             end(connection)
             return
         }
-        var buffer = [UInt8](repeating: 0, count: CommandSocketClient.maximumCommandBytes)
         var taken = 0
         while connection.isOpen && taken < Self.messagesPerConnection && messages.count < Self.messagesPerWake {
             taken += 1

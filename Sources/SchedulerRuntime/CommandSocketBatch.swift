@@ -88,7 +88,7 @@ extension SchedulerDaemon {
             return true
         }
         guard StateFiles.exists(paths.outcome(id)) else { return false }
-        if let data = try? StateFiles.read(paths.outcome(id)), let outcome = try? JSONFormat.decode(CommandOutcome.self, from: data) {
+        if let outcome = CommandOutcome.stored(id, in: paths) {
             socket.answerNow(outcome, on: connection)
         } else {
             socket.end(connection)

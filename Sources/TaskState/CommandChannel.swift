@@ -36,21 +36,15 @@ public struct CommandChannel: Sendable {
             return try sendThroughInbox(command, timeout: timeout)
         case .timedOut:
             // A slow scheduler: the command is made durable, and it answers when it gets to it.
-            if let outcome = committedOutcome(of: command.id) { return .applied(outcome) }
+            if let outcome = CommandOutcome.stored(command.id, in: paths) { return .applied(outcome) }
             try Inbox(paths: paths).enqueue(command)
             return .noAnswer
         case .interrupted:
             // The scheduler ended while it had the command: committed or not, the inbox copy
             // makes it durable, and the outcome kept by id stops a second application.
-            if let outcome = committedOutcome(of: command.id) { return .applied(outcome) }
+            if let outcome = CommandOutcome.stored(command.id, in: paths) { return .applied(outcome) }
             return try sendThroughInbox(command, timeout: max(0, timeout - Date().timeIntervalSince(started)))
         }
-    }
-
-    /// The outcome the scheduler committed for `id`, if it did.
-    private func committedOutcome(of id: String) -> CommandOutcome? {
-        guard let data = try? StateFiles.read(paths.outcome(id)) else { return nil }
-        return try? JSONFormat.decode(CommandOutcome.self, from: data)
     }
 
     /// The inbox path: the command is durable before anything waits; then its outcome file is
@@ -69,13 +63,10 @@ public struct CommandChannel: Sendable {
     /// (seen through a pidfd, not by polling) leaves the command queued for the next one.
     public func waitForOutcome(of id: String, watcher: ChangeWatcher, timeout: TimeInterval) -> Delivery {
         let deadline = Date().addingTimeInterval(timeout)
-        let path = paths.outcome(id)
         let scheduler = schedulerPID.map { bg_pidfd_open($0) } ?? -1
         defer { if scheduler >= 0 { close(scheduler) } }
         while true {
-            if let data = try? StateFiles.read(path), let outcome = try? JSONFormat.decode(CommandOutcome.self, from: data) {
-                return .applied(outcome)
-            }
+            if let outcome = CommandOutcome.stored(id, in: paths) { return .applied(outcome) }
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 { return .noAnswer }
             var poll = KernelPoll<WaitSource>()
@@ -84,9 +75,7 @@ public struct CommandChannel: Sendable {
             let ready = poll.wait(milliseconds: Int32(min(remaining * 1000 + 1, Double(Int32.max)))) ?? []
             if ready.contains(.outcomes) { _ = watcher.drain() }
             if ready.contains(.schedulerExit) {
-                if let data = try? StateFiles.read(path), let outcome = try? JSONFormat.decode(CommandOutcome.self, from: data) {
-                    return .applied(outcome)
-                }
+                if let outcome = CommandOutcome.stored(id, in: paths) { return .applied(outcome) }
                 return .queued
             }
         }

@@ -36,3 +36,12 @@ public struct CommandOutcome: Codable, Hashable, Sendable {
 
     public var succeeded: Bool { error == nil }
 }
+
+extension CommandOutcome {
+    /// The outcome the scheduler committed for command `id` (`outcomes/<id>.json`), if there is a
+    /// readable one.
+    public static func stored(_ id: String, in paths: StatePaths) -> CommandOutcome? {
+        guard let data = try? StateFiles.read(paths.outcome(id)) else { return nil }
+        return try? JSONFormat.decode(CommandOutcome.self, from: data)
+    }
+}

@@ -31,7 +31,7 @@ struct TortureAudit {
         var outcomes: [String: CommandOutcome] = [:]
         for entry in issued {
             let id = entry.command.id
-            if let data = try? StateFiles.read(paths.outcome(id)), let outcome = try? JSONFormat.decode(CommandOutcome.self, from: data) {
+            if let outcome = CommandOutcome.stored(id, in: paths) {
                 outcomes[id] = outcome
             } else {
                 note(.lost, "\(entry.command.action.name.rawValue) \(id) (round \(entry.round)\(entry.whileDown ? ", queued while down" : "")) "
