@@ -155,6 +155,30 @@ import Glibc
         #expect(try String(contentsOfFile: env.paths.controlSocket, encoding: .utf8) == "not a socket\n")
     }
 
+    /// `control.sock` a symbolic link to a socket outside the state folder, where something
+    /// listens: neither the scheduler nor a client goes through it.
+    @Test func aSymbolicLinkToASocketElsewhereIsNeverFollowed() throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
+        try StateFiles.ensureDirectory(env.paths.root)
+        let elsewhere = "\(env.root)/elsewhere.sock"
+        let listener = bg_seqpacket_listen(elsewhere, 4)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        #expect(symlink(elsewhere, env.paths.controlSocket) == 0)
+        // No scheduler: the client sees the link and uses the inbox.
+        #expect(try CommandChannel(paths: env.paths).send(try Self.submit(Self.identifiers[0])) == .queued)
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        try env.waitUntil("the queued command") { env.events(.submitted).count == 1 }
+        let submitted = try env.bgctl("submit", "--app", Self.app, "--id", Self.identifiers[1], "--kind", "processing", "--earliest", "+3600")
+        #expect(submitted.status == 0 && submitted.stdout.contains("submitted"), "\(submitted)")
+        #expect(daemon.log.contains("no command socket:"), "\(daemon.log)")
+        #expect(bg_seqpacket_accept(listener) < 0 && errno == EAGAIN, "nobody connected to the socket the link points to")
+        var status = stat()
+        #expect(lstat(env.paths.controlSocket, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK, "the link is left alone")
+    }
+
     @Test func aSocketLeftByAKilledSchedulerIsReplacedAndRemovedAtAStop() throws {
         let env = try TestEnvironment()
         try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
