@@ -24,25 +24,51 @@ public struct LaunchTurn: Sendable, Equatable {
 }
 
 extension SchedulerState {
-    /// The launch decisions at `now` (see ``LaunchTurn``).
+    /// The launch decisions at `now` (see ``LaunchTurn``), with the blockers of every pending
+    /// request: what `bgctl list` and `bgtop` show.
     public func launchTurn(at now: Date) -> LaunchTurn {
         var turn = LaunchTurn()
-        // Every request gets an entry: sized once, not grown by rehashing at every turn.
+        // Every request gets an entry: sized once, not grown by rehashing.
         turn.blockers.reserveCapacity(requests.count)
         var byApp: [Identifier: [PendingRequest]] = [:]
-        for (key, request) in requests {
-            let blockers = blockers(for: request, at: now)
-            turn.blockers[key] = blockers
-            if blockers.isEmpty, catalog.manifests.index(forKey: request.app) != nil {
-                byApp[request.app, default: []].append(request)
+        for request in requests.values { look(at: request, now: now, into: &turn, byApp: &byApp) }
+        return decide(turn, byApp: byApp, now: now)
+    }
+
+    /// The same decisions as ``launchTurn(at:)``, from the requests that can matter now: those due
+    /// by `now` in condition groups the conditions let run (``RequestSchedule``). The runtime's
+    /// turn; ``LaunchTurn/blockers`` holds only the requests looked at.
+    func dueTurn(at now: Date) -> LaunchTurn {
+        var turn = LaunchTurn()
+        var byApp: [Identifier: [PendingRequest]] = [:]
+        let effective = conditions.effective
+        for (group, keys) in schedule.groups where group.conditionBlockers(under: effective).isEmpty {
+            keys.forEach { entry in
+                guard entry.date <= now else { return false }
+                if let request = requests[entry.key] { look(at: request, now: now, into: &turn, byApp: &byApp) }
+                return true
             }
         }
+        return decide(turn, byApp: byApp, now: now)
+    }
+
+    private func look(at request: PendingRequest, now: Date, into turn: inout LaunchTurn,
+                      byApp: inout [Identifier: [PendingRequest]]) {
+        let blockers = blockers(for: request, at: now)
+        turn.blockers[request.key] = blockers
+        if blockers.isEmpty, catalog.manifests.index(forKey: request.app) != nil {
+            byApp[request.app, default: []].append(request)
+        }
+    }
+
+    /// Coalescing, the launch limit and hand-overs, over the runnable requests of each app.
+    private func decide(_ turn: LaunchTurn, byApp: [Identifier: [PendingRequest]], now: Date) -> LaunchTurn {
+        var turn = turn
         let candidates = byApp.map { app, runnable in (app, runnable.sorted(by: Self.launchOrder)) }
             .sorted { ($0.1[0].readyDate, $0.0) < ($1.1[0].readyDate, $1.0) }
         guard let earliestReady = candidates.first?.1.first?.readyDate else { return turn }
 
-        let members = comingDue(within: earliestReady.addingTimeInterval(settings.coalescingWindowSeconds),
-                                blockers: turn.blockers, now: now)
+        let members = comingDue(within: earliestReady.addingTimeInterval(settings.coalescingWindowSeconds), now: now)
         if let last = members.max() {
             turn.coalescingEnds = last
             // One wake-up at the end of the hold, not one per member: a command or a condition
@@ -80,27 +106,60 @@ extension SchedulerState {
     func nextCoalescedTurn(_ turn: LaunchTurn, now: Date) -> (date: Date, requests: Set<TaskKey>)? {
         guard turn.plans.isEmpty, turn.coalescingEnds == nil,
               !turn.blockers.values.contains(where: { $0 == [.launchLimit] }) else { return nil }
-        var dated: [(key: TaskKey, date: Date)] = []
-        for request in requests.values {
-            guard turn.blockers[request.key] == [.earliestBeginDate], let date = request.earliestBeginDate,
-                  catalog.manifests[request.app] != nil, blockers(for: request, at: date).isEmpty else { continue }
-            dated.append((request.key, date))
+        // The first such date: in each group, the first request that qualifies, and no further
+        // than the earliest found so far.
+        var first: Date?
+        forEachDatedRequest(after: now) { request, date in
+            if let first, date >= first { return false }
+            guard joinsNextTurn(request, at: date, now: now) else { return true }
+            first = date
+            return false
         }
-        guard let first = dated.map(\.date).min() else { return nil }
-        let group = dated.filter { $0.date <= first.addingTimeInterval(settings.coalescingWindowSeconds) }
-        guard let last = group.map(\.date).max() else { return nil }
-        return (last, Set(group.map(\.key)))
+        guard let first else { return nil }
+        let windowEnd = first.addingTimeInterval(settings.coalescingWindowSeconds)
+        var last = first
+        var keys: Set<TaskKey> = []
+        forEachDatedRequest(after: now) { request, date in
+            guard date <= windowEnd else { return false }
+            if joinsNextTurn(request, at: date, now: now) {
+                keys.insert(request.key)
+                last = max(last, date)
+            }
+            return true
+        }
+        return (last, keys)
     }
 
     /// The dates of requests, of any app, that wait only for an `earliestBeginDate` at or before
     /// `windowEnd` and will be runnable then. Empty once `now` reaches the window's end.
-    private func comingDue(within windowEnd: Date, blockers: [TaskKey: [Blocker]], now: Date) -> [Date] {
+    private func comingDue(within windowEnd: Date, now: Date) -> [Date] {
         guard now < windowEnd else { return [] }
-        return requests.values.compactMap { request -> Date? in
-            guard blockers[request.key] == [.earliestBeginDate], let date = request.earliestBeginDate,
-                  date <= windowEnd, catalog.manifests[request.app] != nil else { return nil }
-            // Waiting for a request that will be held by something else at its date buys nothing.
-            return self.blockers(for: request, at: date).isEmpty ? date : nil
+        var dates: [Date] = []
+        forEachDatedRequest(after: now) { request, date in
+            guard date <= windowEnd else { return false }
+            if joinsNextTurn(request, at: date, now: now) { dates.append(date) }
+            return true
+        }
+        return dates
+    }
+
+    /// Whether `request` waits only for its date, `date`, and will be runnable then: waiting for a
+    /// request that something else will hold at its date buys nothing.
+    private func joinsNextTurn(_ request: PendingRequest, at date: Date, now: Date) -> Bool {
+        blockers(for: request, at: now) == [.earliestBeginDate] && catalog.manifests.index(forKey: request.app) != nil
+            && blockers(for: request, at: date).isEmpty
+    }
+
+    /// Calls `body` with the requests dated after `now` in the condition groups the conditions let
+    /// run (the others wait for a condition, not a date), each group in date order, until `body`
+    /// returns `false` for that group.
+    func forEachDatedRequest(after now: Date, _ body: (PendingRequest, Date) -> Bool) {
+        let effective = conditions.effective
+        for (group, keys) in schedule.groups where group.conditionBlockers(under: effective).isEmpty {
+            keys.forEach(after: now) { entry in
+                guard let request = requests[entry.key] else { return true }
+                return body(request, entry.date)
+            }
         }
     }
 

@@ -23,7 +23,7 @@ extension SchedulerState {
     /// The launches due at `now` (``launchTurn(at:)``'s plans): runnable requests of one app go
     /// out together, coalesced with other apps' requests about to come due.
     public func dueLaunches(at now: Date) -> [LaunchPlan] {
-        launchTurn(at: now).plans
+        dueTurn(at: now).plans
     }
 
     static func launchOrder(_ lhs: PendingRequest, _ rhs: PendingRequest) -> Bool {

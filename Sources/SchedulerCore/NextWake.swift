@@ -5,35 +5,45 @@ extension SchedulerState {
     /// The next time anything changes by time alone, or `nil` when nothing waits for a time:
     /// the scheduler then sleeps until a file, a signal or a child wakes it.
     public func nextWake(after now: Date) -> Date? {
-        nextWake(after: now, turn: launchTurn(at: now))
+        nextWake(after: now, turn: dueTurn(at: now))
     }
 
-    /// ``nextWake(after:)`` and ``isWaitingOnConditions(at:)`` from one look at every pending
-    /// request: the runtime asks both at the end of every turn, and each look costs as much as
-    /// there are requests.
+    /// ``nextWake(after:)`` and ``isWaitingOnConditions(at:)`` together, as the runtime asks them
+    /// at the end of every turn, from one launch turn.
     public func wakePlan(after now: Date) -> (nextWake: Date?, isWaitingOnConditions: Bool) {
-        let turn = launchTurn(at: now)
-        // A runnable request held for coalescing or by the launch limit has no blocker of its own.
-        let own = { (request: PendingRequest) -> [Blocker] in
-            let blockers = turn.blockers[request.key] ?? []
-            return blockers == [.coalescing] || blockers == [.launchLimit] ? [] : blockers
-        }
-        return (nextWake(after: now, turn: turn), isWaitingOnConditions(at: now, blockersOf: own))
+        (nextWake(after: now, turn: dueTurn(at: now)), isWaitingOnConditions(at: now))
     }
 
     private func nextWake(after now: Date, turn: LaunchTurn) -> Date? {
         var candidates: [Date] = nextTaskDeadline(after: now).map { [$0] } ?? []
         // The turn's own blockers: a held or queued request has none that time alone clears.
         let coming = nextCoalescedTurn(turn, now: now)
-        for request in requests.values {
-            guard let ready = timedReadiness(of: request, blockers: turn.blockers[request.key] ?? [], at: now) else { continue }
+        func counts(_ request: PendingRequest, readyAt ready: Date) -> Bool {
             // While launches are held, whatever becomes ready before the hold ends is looked at
             // when it ends; the next group of dated requests, when its last one comes due: one
             // wake-up for the lot.
-            if let ends = turn.coalescingEnds, ready <= ends { continue }
-            if let coming, coming.requests.contains(request.key) { continue }
+            if let ends = turn.coalescingEnds, ready <= ends { return false }
+            return coming?.requests.contains(request.key) != true
+        }
+        // Requests due by now that only time holds (a throttled app, a usage plan). Those the
+        // turn did not look at wait for a condition, which no time clears.
+        for (key, blockers) in turn.blockers {
+            guard let request = requests[key], let ready = timedReadiness(of: request, blockers: blockers, at: now),
+                  counts(request, readyAt: ready) else { continue }
             candidates.append(ready)
         }
+        // Requests still to come, in date order: none is ready before its date, so each group's
+        // walk ends at the first date past the earliest readiness found.
+        var earliest: Date?
+        forEachDatedRequest(after: now) { request, date in
+            if let earliest, date >= earliest { return false }
+            guard turn.blockers.index(forKey: request.key) == nil,
+                  let ready = timedReadiness(of: request, blockers: blockers(for: request, at: now), at: now),
+                  counts(request, readyAt: ready) else { return true }
+            earliest = min(earliest ?? ready, ready)
+            return true
+        }
+        if let earliest { candidates.append(earliest) }
         if let look = turn.nextLook { candidates.append(look) }
         if let coming { candidates.append(coming.date) }
         if let transfer = nextTransferWake(after: now) { candidates.append(transfer) }
@@ -57,10 +67,6 @@ extension SchedulerState {
     /// one of them read from the kernel's files, so the runtime should look at the machine again
     /// after a while. Conditions a desktop service announces wake the runtime themselves.
     public func isWaitingOnConditions(at now: Date) -> Bool {
-        isWaitingOnConditions(at: now) { blockers(for: $0, at: now) }
-    }
-
-    private func isWaitingOnConditions(at now: Date, blockersOf: (PendingRequest) -> [Blocker]) -> Bool {
         let transferWaits = transfers.values.contains { record in
             guard record.state == .waiting else { return false }
             let blockers = transferBlockers(for: record, at: now)
@@ -71,14 +77,29 @@ extension SchedulerState {
                 || ($0 == .externalPower && conditions.isProbedFromFiles(.power)) }
             return fromFiles && blockers.allSatisfy { probed.contains($0) || $0 == .earliestBeginDate || $0 == .retryBackoff || $0 == .relaunchDelay }
         }
-        return transferWaits || isPushWaitingOnConditions(at: now) || requests.values.contains { request in
-            let blockers = blockersOf(request)
-            guard !blockers.isEmpty else { return false }
-            return blockers.allSatisfy { blocker in
-                if blocker.isTimed { return true }
-                guard let name = blocker.condition else { return false }
-                return !conditions.isSimulated(name)
-            } && blockers.contains { $0.condition.map(conditions.isProbedFromFiles) ?? false }
+        return transferWaits || isPushWaitingOnConditions(at: now) || isRequestWaitingOnConditions(at: now)
+    }
+
+    /// The requests' part of ``isWaitingOnConditions(at:)``. A request's conditions are its
+    /// group's, so only groups held by probed conditions, one read from the files, are looked
+    /// into, and in each only until one request is held by nothing but those and time.
+    private func isRequestWaitingOnConditions(at now: Date) -> Bool {
+        let effective = conditions.effective
+        for (group, keys) in schedule.groups {
+            let held = group.conditionBlockers(under: effective).compactMap(\.condition)
+            guard !held.isEmpty, !held.contains(where: conditions.isSimulated), held.contains(where: conditions.isProbedFromFiles) else { continue }
+            var found = false
+            keys.forEach { entry in
+                guard let request = requests[entry.key] else { return true }
+                found = blockers(for: request, at: now).allSatisfy { blocker in
+                    if blocker.isTimed { return true }
+                    guard let name = blocker.condition else { return false }
+                    return !conditions.isSimulated(name)
+                }
+                return !found
+            }
+            if found { return true }
         }
+        return false
     }
 }

@@ -8,7 +8,10 @@ public struct SchedulerState: Sendable {
     public internal(set) var settings: SchedulerSettings
     public internal(set) var catalog: ManifestCatalog
     public internal(set) var apps: [Identifier: AppRecord] = [:]
-    public internal(set) var requests: [TaskKey: PendingRequest] = [:]
+    /// Changed only through ``setRequest(_:)`` and ``removeRequest(_:)``, which keep the indexes.
+    public private(set) var requests: [TaskKey: PendingRequest] = [:]
+    /// The pending requests by the conditions they need and their dates (see ``RequestSchedule``).
+    private(set) var schedule = RequestSchedule()
     /// The pending identifiers of each app, so per-app questions (limits, cancel all) do not scan
     /// every request of every app.
     private var pendingByApp: [Identifier: Set<Identifier>] = [:]
@@ -60,10 +63,7 @@ public struct SchedulerState: Sendable {
                  usageAsOf: Date) {
         self.init(settings: settings, catalog: catalog, conditions: conditions)
         for app in snapshot.apps { apps[app.id] = app }
-        for request in snapshot.requests {
-            requests[request.key] = request
-            pendingByApp[request.app, default: []].insert(request.identifier)
-        }
+        for request in snapshot.requests { insertRequest(request) }
         for task in snapshot.tasks { tasks[task.key] = task }
         for transfer in snapshot.transfers { transfers[transfer.key] = transfer }
         for push in snapshot.pushes { pushes[push.key] = push }
@@ -96,16 +96,23 @@ public struct SchedulerState: Sendable {
     // MARK: - Recorded mutation
 
     mutating func setRequest(_ request: PendingRequest) {
-        requests[request.key] = request
-        pendingByApp[request.app, default: []].insert(request.identifier)
+        insertRequest(request)
         changes.requests.insert(request.key)
     }
 
     mutating func removeRequest(_ key: TaskKey) {
-        guard requests.removeValue(forKey: key) != nil else { return }
+        guard let request = requests.removeValue(forKey: key) else { return }
+        schedule.remove(request)
         pendingByApp[key.app]?.remove(key.identifier)
         if pendingByApp[key.app]?.isEmpty == true { pendingByApp[key.app] = nil }
         changes.requests.insert(key)
+    }
+
+    /// Adds or replaces a request, with its place in the indexes.
+    private mutating func insertRequest(_ request: PendingRequest) {
+        if let old = requests.updateValue(request, forKey: request.key) { schedule.remove(old) }
+        schedule.insert(request)
+        pendingByApp[request.app, default: []].insert(request.identifier)
     }
 
     mutating func setTask(_ task: LaunchedTask) {

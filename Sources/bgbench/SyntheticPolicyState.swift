@@ -1,0 +1,58 @@
+import Foundation
+import SchedulerCore
+import TaskState
+import TortureCampaign
+
+/// A scheduler's state in memory at a given size, the mix a busy desktop has: per app one app
+/// refresh due later today and nine processing requests (some undated, waiting for an idle
+/// machine; some dated, needing the network), and waiting transfers (dated, or backing off after
+/// a failure). Nothing in it can launch, so turns over it stay comparable from one to the next.
+enum SyntheticPolicyState {
+    static let turnApp = identifier("com.example.turn")
+    /// The identifiers the measured turns submit and cancel, one after another.
+    static let turnIdentifiers = (0..<10).map { identifier("com.example.turn.job\($0)") }
+
+    static func make(pending: Int, transfers: Int, now: Date, seed: UInt64 = 20) -> SchedulerState {
+        var random = SplitMix64(seed: seed)
+        var snapshot = StateSnapshot()
+        var manifests: [Identifier: AppManifest] = [:]
+        let appCount = max(1, (pending + 9) / 10)
+        func app(_ index: Int) -> Identifier { identifier("com.example.app\(index)") }
+        for index in 0..<appCount {
+            manifests[app(index)] = manifest(app(index), permitting: (0..<10).map { identifier("\(app(index)).job\($0)") })
+        }
+        manifests[turnApp] = manifest(turnApp, permitting: turnIdentifiers)
+        for index in 0..<pending {
+            let owner = app(index / 10)
+            let slot = index % 10
+            let later = now.addingTimeInterval(60 + Double(random.next() % 86_400))
+            snapshot.requests.append(PendingRequest(
+                app: owner, identifier: identifier("\(owner).job\(slot)"), kind: slot == 0 ? .appRefresh : .processing,
+                earliestBeginDate: slot == 0 || slot >= 6 ? later : nil, requiresNetworkConnectivity: slot >= 6,
+                requiresExternalPower: slot >= 3 && slot < 6, submittedAt: now))
+        }
+        for index in 0..<transfers {
+            let owner = app(index % appCount)
+            let later = now.addingTimeInterval(60 + Double(random.next() % 86_400))
+            snapshot.transfers.append(TransferRecord(
+                app: owner, identifier: identifier("\(owner).download\(index)"), session: "\(owner).session",
+                direction: .download, url: "https://example.com/file\(index)", state: .waiting,
+                earliestBeginDate: index % 2 == 0 ? later : nil, createdAt: now, updatedAt: now,
+                retries: index % 2, retryAt: index % 2 == 1 ? later : nil))
+        }
+        // Busy: on power and online, but not idle, so undated processing waits for the machine.
+        let conditions = ConditionsRecord(probed: Conditions(externalPower: true, network: true, idle: false), probedAt: now)
+        return SchedulerState(settings: SchedulerSettings(), catalog: ManifestCatalog(manifests: manifests),
+                              snapshot: snapshot, conditions: conditions)
+    }
+
+    private static func manifest(_ app: Identifier, permitting identifiers: [Identifier]) -> AppManifest {
+        AppManifest(id: app, executable: "/bin/true", permittedIdentifiers: identifiers,
+                    backgroundModes: [.fetch, .processing])
+    }
+
+    static func identifier(_ text: String) -> Identifier {
+        guard let value = try? Identifier(validating: text) else { preconditionFailure("not an identifier: \(text)") }
+        return value
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import SchedulerCore
+import TaskState
+
+/// `bgbench turn`: what one scheduler turn costs the policy as the state grows (issue #20, goal 3).
+struct TurnBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "turn",
+        abstract: "The policy's cost of one scheduler turn at 10 to 100 000 pending requests, beside the smallest state.",
+        discussion: """
+        Each row builds a scheduler's state in memory (SyntheticPolicyState: per app one app refresh due \
+        later today and nine processing requests, undated ones waiting for an idle machine, dated ones \
+        needing the network; waiting transfers, dated or backing off) and times the turns a single \
+        command causes in bgtaskd: the command applied, what time decides (effectsOfTime) and when to \
+        wake next (wakePlan), then the changes taken for the commit. Turns alternate a submit and a \
+        cancel of one request, so the state keeps its size. No files are written: the commit's I/O is \
+        measured by `bgbench scheduler`. The ratio is each row's median over the first row's, measured \
+        in the same run.
+        """)
+
+    @Option(parsing: .upToNextOption, help: "Pending requests per row.")
+    var pending: [Int] = [10, 1_000, 10_000, 100_000]
+
+    @Option(parsing: .upToNextOption, help: "Transfers per row (one per row of --pending; the last repeats).")
+    var transfers: [Int] = [1, 10, 100, 1_000]
+
+    @Option(help: "Turns measured per row.")
+    var turns = 400
+
+    func validate() throws {
+        guard !pending.isEmpty, pending.allSatisfy({ (1...1_000_000).contains($0) }) else {
+            throw ValidationError("--pending must be from 1 to 1000000")
+        }
+        guard !transfers.isEmpty, transfers.allSatisfy({ (0...100_000).contains($0) }) else {
+            throw ValidationError("--transfers must be from 0 to 100000")
+        }
+        guard (2...100_000).contains(turns) else { throw ValidationError("--turns must be from 2 to 100000") }
+    }
+
+    func run() throws {
+        #if DEBUG
+        let build = "DEBUG build: not representative, use swift run -c release bgbench turn"
+        #else
+        let build = "release build"
+        #endif
+        Console.line("bgbench turn (\(build)), \(JSONFormat.string(from: Date()))")
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        Console.line("load:        \(load) (1, 5, 15 min) at start")
+        Console.line("1. One turn of the policy per command (apply, effectsOfTime, wakePlan, takeChanges), in memory.")
+        var rows: [[String]] = [["pending", "transfers", "p50 ms", "p99 ms", "turns", "vs first row (p50)"]]
+        var first: Double?
+        for (index, count) in pending.enumerated() {
+            let transferCount = transfers[min(index, transfers.count - 1)]
+            let samples = try PolicyTurnTiming.measure(pending: count, transfers: transferCount, turns: turns)
+            let base = first ?? samples.median
+            first = base
+            rows.append([String(count), String(transferCount), Format.milliseconds(samples.median),
+                         Format.milliseconds(samples.p99), String(samples.count),
+                         String(format: "%.2fx", samples.median / base)])
+        }
+        Console.table(rows)
+    }
+}
+
+/// Times the turns of ``TurnBench``.
+enum PolicyTurnTiming {
+    static func measure(pending: Int, transfers: Int, turns: Int) throws -> Samples {
+        let start = Date()
+        var state = SyntheticPolicyState.make(pending: pending, transfers: transfers, now: start)
+        _ = state.takeChanges()
+        var samples: [Double] = []
+        samples.reserveCapacity(turns)
+        for turn in 0..<turns {
+            let now = start.addingTimeInterval(Double(turn) * 0.001)
+            let identifier = SyntheticPolicyState.turnIdentifiers[(turn / 2) % SyntheticPolicyState.turnIdentifiers.count]
+            let action: CommandAction = turn % 2 == 0
+                ? .submit(SubmitRequest(app: SyntheticPolicyState.turnApp, identifier: identifier, kind: .processing,
+                                        earliestBeginDate: start.addingTimeInterval(3600), requiresNetworkConnectivity: true))
+                : .cancel(app: SyntheticPolicyState.turnApp, identifier: identifier)
+            let begin = DispatchTime.now().uptimeNanoseconds
+            let result = state.apply(Command(issuedAt: now, action: action), now: now)
+            let effects = state.effectsOfTime(at: now)
+            let plan = state.wakePlan(after: now)
+            let changes = state.takeChanges()
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)
+            guard result.outcome.succeeded, effects.isEmpty, plan.nextWake != nil, !changes.requests.isEmpty else {
+                throw BenchError("turn \(turn) at \(pending) pending: \(result.outcome.error?.message ?? "\(effects.count) effects, wake \(String(describing: plan.nextWake))")")
+            }
+        }
+        return Samples(samples)
+    }
+}
