@@ -10,9 +10,8 @@ extension SchedulerState {
         if request.requiresExternalPower && !effective.externalPower { result.append(.externalPower) }
         if request.requiresNetworkConnectivity && !effective.network { result.append(.network) }
         if request.kind == .processing && !effective.idle { result.append(.idle) }
-        let record = app(request.app)
-        if record.isThrottled(at: now) { result.append(.throttled) }
-        if !record.enabled { result.append(.appDisabled) }
+        if let until = throttledUntil(request.app), until > now { result.append(.throttled) }
+        if !isEnabled(request.app) { result.append(.appDisabled) }
         if effective.lowPower { result.append(.lowPower) }
         if effective.expensive && request.allowsExpensiveNetworkAccess == false { result.append(.expensiveNetwork) }
         // Looked up without copying the values: this runs for every request at every turn.
@@ -29,7 +28,7 @@ extension SchedulerState {
         guard !blockers.isEmpty, blockers.allSatisfy(\.isTimed) else { return nil }
         var date = Date.distantPast
         if blockers.contains(.earliestBeginDate), let earliest = request.earliestBeginDate { date = max(date, earliest) }
-        if blockers.contains(.throttled), let until = app(request.app).throttledUntil { date = max(date, until) }
+        if blockers.contains(.throttled), let until = throttledUntil(request.app) { date = max(date, until) }
         if blockers.contains(where: \.isUsagePlan), let plan = plannedLaunch(for: request, at: now) {
             date = max(date, plan.launchAt)
         }

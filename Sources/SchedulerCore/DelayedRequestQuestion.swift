@@ -23,8 +23,11 @@ extension SchedulerState {
     /// Before attempts start in a turn: asks about waiting transfers that could otherwise begin,
     /// and gives up on questions whose time has passed (they then begin as made).
     mutating func askDelayedRequests(at now: Date, busy: Set<TaskKey>) {
-        for var record in transfers.values.sorted(by: { $0.key < $1.key })
-        where record.state == .waiting && !busy.contains(record.key) {
+        // Only transfers with a question are sorted (into a fixed order for the events): most have none.
+        let questioned = transferKeys { record in
+            record.state == .waiting && (Self.isAwaitingAnswer(record) || Self.needsQuestion(record)) && !busy.contains(record.key)
+        }
+        for var record in questioned.sorted().compactMap({ transfers[$0] }) {
             if Self.isAwaitingAnswer(record), let answerBy = record.delayedRequestAnswerBy, answerBy <= now {
                 record.delayedRequestOutcome = .timedOut
                 record.updatedAt = now
@@ -47,9 +50,9 @@ extension SchedulerState {
     /// for yet, and the session sends launch events.
     func sessionsAwaitingAnswers() -> [Identifier: Set<String>] {
         var sessions: [Identifier: Set<String>] = [:]
-        for record in transfers.values where record.state == .waiting && Self.isAwaitingAnswer(record)
-            && record.delayedRequestLaunchedAt == nil && record.sessionSendsLaunchEvents == true {
-            guard let session = record.session else { continue }
+        forEachTransfer { record in
+            guard record.state == .waiting, Self.isAwaitingAnswer(record), record.delayedRequestLaunchedAt == nil,
+                  record.sessionSendsLaunchEvents == true, let session = record.session else { return }
             sessions[record.app, default: []].insert(session)
         }
         return sessions

@@ -67,7 +67,7 @@ extension SchedulerState {
     /// one of them read from the kernel's files, so the runtime should look at the machine again
     /// after a while. Conditions a desktop service announces wake the runtime themselves.
     public func isWaitingOnConditions(at now: Date) -> Bool {
-        let transferWaits = transfers.values.contains { record in
+        let transferWaits = containsTransfer { record in
             guard record.state == .waiting else { return false }
             let blockers = transferBlockers(for: record, at: now)
             let probed = blockers.filter { ($0 == .network && !conditions.isSimulated(.network))

@@ -187,6 +187,38 @@ public struct SchedulerState: Sendable {
     /// The app's record, or a fresh one for an app seen for the first time.
     func app(_ id: Identifier) -> AppRecord { apps[id] ?? AppRecord(id: id) }
 
+    /// Whether the app is enabled, read in place: asked for every request and transfer in a turn,
+    /// where copying the whole record (or making a fresh one) would cost more than the question.
+    func isEnabled(_ id: Identifier) -> Bool {
+        guard let index = apps.index(forKey: id) else { return true }
+        return apps.values[index].enabled
+    }
+
+    /// Until when the app is throttled, if it is, read in place (see ``isEnabled(_:)``).
+    func throttledUntil(_ id: Identifier) -> Date? {
+        guard let index = apps.index(forKey: id) else { return nil }
+        return apps.values[index].throttledUntil
+    }
+
+    /// Calls `body` with every transfer record in place, without copying it: the turn's passes
+    /// over the transfers read a few fields of each.
+    func forEachTransfer(_ body: (borrowing TransferRecord) -> Void) {
+        for index in transfers.values.indices { body(transfers.values[index]) }
+    }
+
+    /// The keys of the transfers `predicate` holds for, in no order, each record read in place.
+    func transferKeys(where predicate: (borrowing TransferRecord) -> Bool) -> [TaskKey] {
+        var keys: [TaskKey] = []
+        for index in transfers.values.indices where predicate(transfers.values[index]) { keys.append(transfers.values[index].key) }
+        return keys
+    }
+
+    /// Whether `predicate` holds for some transfer, each record read in place.
+    func containsTransfer(where predicate: (borrowing TransferRecord) -> Bool) -> Bool {
+        for index in transfers.values.indices where predicate(transfers.values[index]) { return true }
+        return false
+    }
+
     /// Pending requests of one app.
     func requests(of app: Identifier) -> [PendingRequest] {
         (pendingByApp[app] ?? []).compactMap { requests[TaskKey(app: app, identifier: $0)] }

@@ -23,9 +23,9 @@ extension SchedulerState {
     /// finished transfer causes at most one launch. Apps in `excluding` (launched this turn) wait.
     public func dueSessionLaunches(at now: Date, excluding: Set<Identifier> = []) -> [LaunchPlan] {
         var sessions: [Identifier: Set<String>] = [:]
-        for record in transfers.values where record.sessionSendsLaunchEvents == true && record.eventsLaunchedAt == nil
-            && (record.state == .completed || record.state == .failed) {
-            guard let session = record.session else { continue }
+        forEachTransfer { record in
+            guard record.sessionSendsLaunchEvents == true, record.eventsLaunchedAt == nil,
+                  record.state == .completed || record.state == .failed, let session = record.session else { return }
             sessions[record.app, default: []].insert(session)
         }
         // An app is launched to answer about a delayed transfer as for its session's events.
@@ -50,12 +50,14 @@ extension SchedulerState {
 
     /// When an app held back only by throttling may be launched for its sessions' events.
     func nextSessionLaunchWake(after now: Date) -> Date? {
-        var candidates: [Date] = []
-        for record in transfers.values where record.sessionSendsLaunchEvents == true && record.eventsLaunchedAt == nil
-            && record.session != nil && (record.state == .completed || record.state == .failed) {
-            if let until = app(record.app).throttledUntil, until > now { candidates.append(until) }
+        var earliest: Date?
+        forEachTransfer { record in
+            guard record.sessionSendsLaunchEvents == true, record.eventsLaunchedAt == nil, record.session != nil,
+                  record.state == .completed || record.state == .failed,
+                  let until = throttledUntil(record.app), until > now else { return }
+            earliest = min(earliest ?? until, until)
         }
-        return candidates.min()
+        return earliest
     }
 
     /// Notes that the app was launched (or could not be) for a session's events, so each finished

@@ -163,7 +163,7 @@ extension SchedulerState {
     // MARK: - Scheduling
 
     /// Why a waiting transfer does not start now; empty means it may start.
-    public func transferBlockers(for record: TransferRecord, at now: Date) -> [TransferBlocker] {
+    public func transferBlockers(for record: borrowing TransferRecord, at now: Date) -> [TransferBlocker] {
         var result: [TransferBlocker] = []
         if let earliest = record.earliestBeginDate, earliest > now { result.append(.earliestBeginDate) }
         if let retryAt = record.retryAt, retryAt > now { result.append(.retryBackoff) }
@@ -173,7 +173,7 @@ extension SchedulerState {
         if !effective.network { result.append(.network) }
         if record.isDiscretionary && !effective.externalPower { result.append(.externalPower) }
         if effective.expensive && !record.mayUseExpensiveNetwork { result.append(.expensiveNetwork) }
-        if !app(record.app).enabled { result.append(.appDisabled) }
+        if !isEnabled(record.app) { result.append(.appDisabled) }
         return result
     }
 
@@ -184,14 +184,14 @@ extension SchedulerState {
     /// cancelled a moment ago): they wait for that report, so one transfer never has two attempts.
     public mutating func dueTransfers(at now: Date, busy: Set<TaskKey> = []) -> [TransferAction] {
         var actions: [TransferAction] = []
-        for record in transfers.values.sorted(by: { $0.key < $1.key }) where record.state.isActive && record.resourceDeadline <= now {
+        let overdue = transferKeys { $0.state.isActive && $0.resourceDeadline <= now }.sorted().compactMap { transfers[$0] }
+        for record in overdue {
             actions += failTransfer(record, message: "gave up after its resource timeout of \(Self.seconds(record.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))", now: now)
         }
-        let running = transfers.values.filter { $0.state == .running }.count
+        let running = transferKeys { $0.state == .running }.count
         let free = max(0, settings.maximumConcurrentTransfers - running)
         guard free > 0 else { return actions }
-        let ready = transfers.values
-            .filter { $0.state == .waiting && !busy.contains($0.key) && transferBlockers(for: $0, at: now).isEmpty }
+        let ready = startableTransfers(at: now, busy: busy).compactMap { transfers[$0] }
             .sorted { ($0.bytesExpected ?? .max, $0.createdAt, $0.key) < ($1.bytesExpected ?? .max, $1.createdAt, $1.key) }
         for var record in ready.prefix(free) {
             record.state = .running
@@ -204,6 +204,12 @@ extension SchedulerState {
             actions.append(.start(record))
         }
         return actions
+    }
+
+    /// The waiting transfers nothing holds at `now`. Not mutating, so that the look at every record
+    /// borrows the state rather than copying it for the closure.
+    private func startableTransfers(at now: Date, busy: Set<TaskKey>) -> [TaskKey] {
+        transferKeys { $0.state == .waiting && !busy.contains($0.key) && transferBlockers(for: $0, at: now).isEmpty }
     }
 
     /// Progress of a running attempt; written without a sync.
@@ -321,29 +327,31 @@ extension SchedulerState {
 
     /// Finished transfers past their retention are forgotten (their files removed).
     public mutating func forgetFinishedTransfers(at now: Date) {
-        for record in transfers.values where !record.state.isActive {
-            guard let finished = record.finishedAt, now.timeIntervalSince(finished) >= settings.finishedTransferRetentionSeconds else { continue }
-            removeTransfer(record.key)
+        let retention = settings.finishedTransferRetentionSeconds
+        let forgotten = transferKeys { record in
+            guard !record.state.isActive, let finished = record.finishedAt else { return false }
+            return now.timeIntervalSince(finished) >= retention
         }
+        for key in forgotten { removeTransfer(key) }
     }
 
     /// The earliest time a waiting transfer becomes startable by time alone, or a finished one is
     /// to be forgotten.
     func nextTransferWake(after now: Date) -> Date? {
-        var candidates: [Date] = []
-        for record in transfers.values {
-            if record.state.isActive { candidates.append(record.resourceDeadline) }
-            if let finished = record.finishedAt, !record.state.isActive {
-                candidates.append(finished.addingTimeInterval(settings.finishedTransferRetentionSeconds))
-            }
-            guard record.state == .waiting else { continue }
+        var earliest: Date?
+        func consider(_ date: Date) { earliest = min(earliest ?? date, date) }
+        let timed: Set<TransferBlocker> = [.earliestBeginDate, .retryBackoff, .relaunchDelay, .awaitingAnswer]
+        let retention = settings.finishedTransferRetentionSeconds
+        forEachTransfer { record in
+            if record.state.isActive { consider(record.resourceDeadline) }
+            if let finished = record.finishedAt, !record.state.isActive { consider(finished.addingTimeInterval(retention)) }
+            guard record.state == .waiting else { return }
             let blockers = transferBlockers(for: record, at: now)
-            let timed: Set<TransferBlocker> = [.earliestBeginDate, .retryBackoff, .relaunchDelay, .awaitingAnswer]
-            guard !blockers.isEmpty, blockers.allSatisfy(timed.contains) else { continue }
+            guard !blockers.isEmpty, blockers.allSatisfy(timed.contains) else { return }
             let answerBy = Self.isAwaitingAnswer(record) ? record.delayedRequestAnswerBy : nil
-            candidates.append(max(record.earliestBeginDate ?? now, record.retryAt ?? now, record.relaunchDelayUntil ?? now, answerBy ?? now))
+            consider(max(record.earliestBeginDate ?? now, record.retryAt ?? now, record.relaunchDelayUntil ?? now, answerBy ?? now))
         }
-        return candidates.min()
+        return earliest
     }
 
     /// A download's destination: one plain file name, so it cannot leave the app's folder.

@@ -48,15 +48,15 @@ struct TurnBench: ParsableCommand {
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
         Console.line("load:        \(load) (1, 5, 15 min) at start")
         Console.line("1. One turn of the policy per command (apply, effectsOfTime, wakePlan, takeChanges), in memory.")
-        var rows: [[String]] = [["pending", "transfers", "p50 ms", "p99 ms", "turns", "vs first row (p50)"]]
+        var rows: [[String]] = [["pending", "transfers", "p50 µs", "p99 µs", "turns", "vs first row (p50)"]]
         var first: Double?
         for (index, count) in pending.enumerated() {
             let transferCount = transfers[min(index, transfers.count - 1)]
             let samples = try PolicyTurnTiming.measure(pending: count, transfers: transferCount, turns: turns)
             let base = first ?? samples.median
             first = base
-            rows.append([String(count), String(transferCount), Format.milliseconds(samples.median),
-                         Format.milliseconds(samples.p99), String(samples.count),
+            rows.append([String(count), String(transferCount), String(format: "%.1f", samples.median * 1e6),
+                         String(format: "%.1f", (samples.p99 ?? 0) * 1e6), String(samples.count),
                          String(format: "%.2fx", samples.median / base)])
         }
         Console.table(rows)
