@@ -10,7 +10,7 @@ struct BGBench: ParsableCommand {
         commandName: "bgbench",
         abstract: "bgtop's benchmarks: the scheduler (default), the dashboard (idle and under load), background transfers, pushes, usage prediction and desktop conditions; and the torture campaign. See docs/performance.md.",
         subcommands: [SchedulerBench.self, DashboardBench.self, DashboardLoadBench.self, TransferBench.self, TransferFaultsBench.self,
-                      TortureBench.self, PushBench.self, PredictionBench.self, WakeupsBench.self, ConditionsBench.self, TurnBench.self],
+                      TortureBench.self, PushBench.self, PredictionBench.self, WakeupsBench.self, ConditionsBench.self, TurnBench.self, FootprintBench.self],
         defaultSubcommand: SchedulerBench.self)
 }
 

@@ -81,6 +81,9 @@ final class SchedulerSession {
     /// Whether the scheduler is still running.
     var isRunning: Bool { process.isRunning }
 
+    /// The scheduler's pid.
+    var pid: Int32 { process.processIdentifier }
+
     /// CPU time the scheduler has used so far, from `/proc/<pid>/stat`, in seconds: user and
     /// system (the kernel's work on its behalf, such as writeback during `syncfs`).
     var cpuSeconds: (user: Double, system: Double)? {

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bgbench footprint`: what bgtop's programs cost a machine at rest, beside htop (issue #20, goal 4).
+struct FootprintBench: InterruptibleBench {
+    static let configuration = CommandConfiguration(
+        commandName: "footprint",
+        abstract: "Idle memory of bgtaskd and bgtop, and bgctl status's start-to-exit time, beside htop.",
+        discussion: """
+        (1) An idle bgtaskd on an empty state folder, a bgtop on it and an htop, both in tmux at 160x48, \
+        settle for --settle seconds; then each one's resident memory (VmRSS) and proportional share \
+        (Pss, from /proc/<pid>/smaps_rollup, which splits shared libraries among their users) is read \
+        at the same moment. (2) `bgctl status` on that scheduler's state and `htop --version`, each \
+        started and waited for --runs times, alternately: wall time from spawn to exit. The goals \
+        (issue #20) are 12 MiB for bgtaskd and bgtop and 5 ms for bgctl status. Needs tmux and htop \
+        (Debian: apt-get install tmux htop).
+        """)
+
+    @Option(help: "Seconds the idle programs settle before they are measured.")
+    var settle = 3.0
+
+    @Option(help: "Runs of bgctl status and of htop --version, alternately.")
+    var runs = 20
+
+    @OptionGroup var folder: FolderOptions
+
+    func validate() throws {
+        guard (0.5...60).contains(settle) else { throw ValidationError("--settle must be from 0.5 to 60 seconds") }
+        guard (1...1000).contains(runs) else { throw ValidationError("--runs must be from 1 to 1000") }
+    }
+
+    func measure() throws {
+        let workspace = try folder.makeWorkspace()
+        defer { folder.finish(workspace) }
+        for tool in ["tmux", "htop"] where Subprocess.output("sh", ["-c", "command -v \(tool)"], scratch: workspace.root) == nil {
+            throw BenchError("bgbench footprint needs \(tool) (Debian: apt-get install \(tool))")
+        }
+        #if DEBUG
+        let build = "DEBUG build: not representative, use swift run -c release bgbench footprint"
+        #else
+        let build = "release build"
+        #endif
+        Console.line("bgbench footprint (\(build)), \(JSONFormat.string(from: Date()))")
+        for line in Machine.describe(directory: workspace.root, scratch: workspace.root).lines { Console.line(line) }
+        Console.line("peer:        \(Subprocess.output("htop", ["--version"], scratch: workspace.root)?.split(separator: "\n").first.map(String.init) ?? "htop")")
+
+        let session = try SchedulerSession(workspace: workspace, name: "footprint", scheduler: try SchedulerBinary.locate(),
+                                           settings: [:], apps: [])
+        defer { session.stop() }
+        let memory = try IdleMemory.measure(scheduler: session, settle: settle, root: workspace.root)
+        Console.line()
+        Console.line("1. Idle memory, all three measured at the same moment after \(settle) s at rest.")
+        var rows: [[String]] = [["program", "VmRSS MiB", "Pss MiB", "vs htop (VmRSS)", "goal"]]
+        let peer = memory.first { $0.name == "htop" }?.resident
+        for entry in memory {
+            rows.append([entry.name, String(format: "%.1f", Double(entry.resident) / 1024), entry.proportional.map { String(format: "%.1f", Double($0) / 1024) } ?? "-",
+                         peer.map { String(format: "%.1fx", Double(entry.resident) / Double($0)) } ?? "-",
+                         entry.name == "htop" ? "" : "12 MiB"])
+        }
+        Console.table(rows)
+
+        let bgctl = try IdleWakeups.locate("bgctl")
+        let starts = try StartToExit.compare([
+            ("bgctl status", bgctl, ["status", "--state", session.paths.root, "--config", session.config]),
+            ("htop --version", try StartToExit.which("htop", scratch: workspace.root), ["--version"]),
+        ], runs: runs, scratch: workspace.root)
+        Console.line()
+        Console.line("2. Start to exit, \(runs) runs each, alternately: spawn, run, wait.")
+        var startRows: [[String]] = [["program", "p50 ms", "p99 ms", "runs", "vs htop --version (p50)"]]
+        let htopMedian = starts.last?.samples.median ?? 0
+        for (name, samples) in starts {
+            startRows.append([name, Format.milliseconds(samples.p50), Format.milliseconds(samples.p99), String(samples.count),
+                              htopMedian > 0 ? String(format: "%.1fx", samples.median / htopMedian) : "-"])
+        }
+        Console.table(startRows)
+        Console.line("   goal: bgctl status <= 5 ms")
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The resident memory of an idle `bgtaskd`, an idle `bgtop` on its state and an idle `htop`,
+/// read at the same moment.
+enum IdleMemory {
+    struct Entry {
+        var name: String
+        /// VmRSS, KiB.
+        var resident: Int
+        /// Pss from smaps_rollup, KiB: shared pages divided among the processes that map them.
+        var proportional: Int?
+    }
+
+    static func measure(scheduler: SchedulerSession, settle: Double, root: String) throws -> [Entry] {
+        let socket = "bgbench-footprint-\(getpid())"
+        defer { _ = IdleWakeups.tmux(socket, ["kill-server"], root: root) }
+        let bgtop = try IdleWakeups.locate("bgtop")
+        var pids: [(String, Int32)] = [("bgtaskd", scheduler.pid)]
+        for (name, command) in [("bgtop", "exec \(bgtop) --state \(scheduler.paths.root) --config \(scheduler.config)"), ("htop", "exec htop")] {
+            let started = IdleWakeups.tmux(socket, ["new-session", "-d", "-s", name, "-x", "160", "-y", "48",
+                                                    "-e", "TERM=xterm-256color", command], root: root)
+            guard started.status == 0 else { throw BenchError("tmux could not start \(name): \(started.output)") }
+            let pane = IdleWakeups.tmux(socket, ["display", "-p", "-t", name, "#{pane_pid}"], root: root)
+            guard let pid = Int32(pane.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw BenchError("tmux did not say \(name)'s pid: \(pane.output)")
+            }
+            pids.append((name, pid))
+        }
+        Thread.sleep(forTimeInterval: settle)
+        defer { for (name, pid) in pids where name != "bgtaskd" { kill(pid, SIGKILL) } }
+        return try pids.map { name, pid in
+            guard let resident = ProcStatus.kibibytes(pid, "VmRSS") else { throw BenchError("\(name) (pid \(pid)) exited before it was measured") }
+            return Entry(name: name, resident: resident, proportional: proportionalSet(pid))
+        }
+    }
+
+    /// `Pss:` of `/proc/<pid>/smaps_rollup`, KiB.
+    static func proportionalSet(_ pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("Pss:") {
+            return line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
+        }
+        return nil
+    }
+}
+
+/// Programs started and waited for, timed from spawn to exit, in alternation so that a neighbour's
+/// burst touches all of them alike.
+enum StartToExit {
+    static func compare(_ programs: [(name: String, path: String, arguments: [String])], runs: Int,
+                        scratch: String) throws -> [(name: String, samples: Samples)] {
+        var times: [[Double]] = Array(repeating: [], count: programs.count)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { close(null) }
+        for _ in 0..<runs {
+            for (index, program) in programs.enumerated() {
+                let begin = DispatchTime.now().uptimeNanoseconds
+                let pid: pid_t
+                switch ProcessSpawn.start(program.path, arguments: program.arguments, environment: ProcessInfo.processInfo.environment,
+                                          stdout: null, stderr: null) {
+                case .success(let started): pid = started
+                case .failure(let error): throw BenchError("cannot start \(program.path): \(error)")
+                }
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                times[index].append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)
+                guard status == 0 else { throw BenchError("\(program.name) exited with status \(status)") }
+            }
+        }
+        return programs.enumerated().map { ($0.element.name, Samples(times[$0.offset])) }
+    }
+
+    /// The full path of `program` on `PATH`.
+    static func which(_ program: String, scratch: String) throws -> String {
+        guard let path = Subprocess.output("sh", ["-c", "command -v \(program)"], scratch: scratch)?
+            .trimmingCharacters(in: .whitespacesAndNewlines), path.hasPrefix("/") else {
+            throw BenchError("\(program) is not on PATH")
+        }
+        return path
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bgbench footprint` at its smallest, in the debug build: the three programs' memory and the two
+/// start-to-exit rows are printed, and nothing it started is left running. Functional only.
+@Suite struct FootprintBenchTests {
+    @Test func bgbenchFootprintPrintsEveryRowAndLeavesNothingRunning() throws {
+        let env = try TestEnvironment()
+        let bgbench = TestEnvironment.binaries + "/bgbench"
+        try #require(FileManager.default.isExecutableFile(atPath: bgbench), "bgbench is built beside bgtaskd (swift build --build-tests)")
+        let result = try BoundedProcess.run([bgbench, "footprint", "--settle", "0.5", "--runs", "2", "--directory", env.root], timeout: 120)
+        let leftovers = ConditionsBenchTests.processes(mentioning: env.root)
+        for pid in leftovers { kill(pid, SIGKILL) }
+
+        #expect(result.status == 0, "\(result)")
+        let rows = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        for name in ["bgtaskd", "bgtop", "htop"] {
+            let row = rows.first { $0.first == name }
+            #expect(row.map { $0.count >= 4 && Double($0[1]) ?? 0 > 0 } == true, "memory of \(name): \(result)")
+        }
+        #expect(rows.contains { $0.starts(with: ["bgctl", "status"]) && $0[4] == "2" }, "\(result)")
+        #expect(rows.contains { $0.starts(with: ["htop", "--version"]) && $0[4] == "2" }, "\(result)")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: env.root).filter { $0.hasPrefix("bgbench-") }
+        #expect(folders.isEmpty, "left behind: \(folders)")
+        #expect(leftovers.isEmpty, "still running after bgbench ended: \(leftovers)")
+    }
+}
