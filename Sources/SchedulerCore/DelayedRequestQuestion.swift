@@ -10,12 +10,12 @@ import TransferCore
 /// `delayedRequestAnswerSeconds` means begin as made.
 extension SchedulerState {
     /// The app was asked and has not answered.
-    static func isAwaitingAnswer(_ record: TransferRecord) -> Bool {
+    static func isAwaitingAnswer(_ record: borrowing TransferRecord) -> Bool {
         record.delayedRequestAskedAt != nil && record.delayedRequestOutcome == nil
     }
 
     /// The app is to be asked before the transfer's first attempt.
-    static func needsQuestion(_ record: TransferRecord) -> Bool {
+    static func needsQuestion(_ record: borrowing TransferRecord) -> Bool {
         record.asksBeforeDelayedBegin == true && record.earliestBeginDate != nil
             && record.delayedRequestAskedAt == nil && record.delayedRequestOutcome == nil
     }
@@ -23,10 +23,8 @@ extension SchedulerState {
     /// Before attempts start in a turn: asks about waiting transfers that could otherwise begin,
     /// and gives up on questions whose time has passed (they then begin as made).
     mutating func askDelayedRequests(at now: Date, busy: Set<TaskKey>) {
-        // Only transfers with a question are sorted (into a fixed order for the events): most have none.
-        let questioned = transferKeys { record in
-            record.state == .waiting && (Self.isAwaitingAnswer(record) || Self.needsQuestion(record)) && !busy.contains(record.key)
-        }
+        // Only transfers with a question (``TransferSchedule/questioned``), in a fixed order for the events.
+        let questioned = transferSchedule.questioned.subtracting(busy)
         for var record in questioned.sorted().compactMap({ transfers[$0] }) {
             if Self.isAwaitingAnswer(record), let answerBy = record.delayedRequestAnswerBy, answerBy <= now {
                 record.delayedRequestOutcome = .timedOut
@@ -50,9 +48,9 @@ extension SchedulerState {
     /// for yet, and the session sends launch events.
     func sessionsAwaitingAnswers() -> [Identifier: Set<String>] {
         var sessions: [Identifier: Set<String>] = [:]
-        forEachTransfer { record in
-            guard record.state == .waiting, Self.isAwaitingAnswer(record), record.delayedRequestLaunchedAt == nil,
-                  record.sessionSendsLaunchEvents == true, let session = record.session else { return }
+        for key in transferSchedule.questioned {
+            guard let record = transfers[key], record.state == .waiting, Self.isAwaitingAnswer(record), record.delayedRequestLaunchedAt == nil,
+                  record.sessionSendsLaunchEvents == true, let session = record.session else { continue }
             sessions[record.app, default: []].insert(session)
         }
         return sessions

@@ -67,17 +67,36 @@ extension SchedulerState {
     /// one of them read from the kernel's files, so the runtime should look at the machine again
     /// after a while. Conditions a desktop service announces wake the runtime themselves.
     public func isWaitingOnConditions(at now: Date) -> Bool {
-        let transferWaits = containsTransfer { record in
-            guard record.state == .waiting else { return false }
-            let blockers = transferBlockers(for: record, at: now)
-            let probed = blockers.filter { ($0 == .network && !conditions.isSimulated(.network))
-                || ($0 == .externalPower && !conditions.isSimulated(.power)) }
-            // Only the files need a timer: a service announces its own changes.
-            let fromFiles = probed.contains { ($0 == .network && conditions.isProbedFromFiles(.network))
-                || ($0 == .externalPower && conditions.isProbedFromFiles(.power)) }
-            return fromFiles && blockers.allSatisfy { probed.contains($0) || $0 == .earliestBeginDate || $0 == .retryBackoff || $0 == .relaunchDelay }
+        isTransferWaitingOnConditions(at: now) || isPushWaitingOnConditions(at: now) || isRequestWaitingOnConditions(at: now)
+    }
+
+    /// The transfers' part of ``isWaitingOnConditions(at:)``: a waiting transfer held only by the
+    /// network or power read from the files, and time. Only groups those conditions hold are
+    /// looked into (``TransferSchedule``), and in each only until one such transfer is found.
+    private func isTransferWaitingOnConditions(at now: Date) -> Bool {
+        let effective = conditions.effective
+        for (group, held) in transferSchedule.waiting {
+            let holding = group.conditionBlockers(under: effective)
+            guard holding.contains(.network) || holding.contains(.externalPower), !holding.contains(.expensiveNetwork) else { continue }
+            var found = false
+            held.forEach { entry in
+                guard let record = transfers[entry.key] else { return true }
+                found = waitsOnProbedConditions(record, at: now)
+                return !found
+            }
+            if found { return true }
         }
-        return transferWaits || isPushWaitingOnConditions(at: now) || isRequestWaitingOnConditions(at: now)
+        return false
+    }
+
+    private func waitsOnProbedConditions(_ record: TransferRecord, at now: Date) -> Bool {
+        let blockers = transferBlockers(for: record, at: now)
+        let probed = blockers.filter { ($0 == .network && !conditions.isSimulated(.network))
+            || ($0 == .externalPower && !conditions.isSimulated(.power)) }
+        // Only the files need a timer: a service announces its own changes.
+        let fromFiles = probed.contains { ($0 == .network && conditions.isProbedFromFiles(.network))
+            || ($0 == .externalPower && conditions.isProbedFromFiles(.power)) }
+        return fromFiles && blockers.allSatisfy { probed.contains($0) || $0 == .earliestBeginDate || $0 == .retryBackoff || $0 == .relaunchDelay }
     }
 
     /// The requests' part of ``isWaitingOnConditions(at:)``. A request's conditions are its

@@ -16,7 +16,10 @@ public struct SchedulerState: Sendable {
     /// every request of every app.
     private var pendingByApp: [Identifier: Set<Identifier>] = [:]
     public internal(set) var tasks: [TaskKey: LaunchedTask] = [:]
-    public internal(set) var transfers: [TaskKey: TransferRecord] = [:]
+    /// Changed only through ``setTransfer(_:durable:)`` and ``removeTransfer(_:)``, which keep the index.
+    public private(set) var transfers: [TaskKey: TransferRecord] = [:]
+    /// The transfers by what a turn asks of them (see ``TransferSchedule``).
+    private(set) var transferSchedule = TransferSchedule()
     /// Background pushes held until they can be delivered (`pushes/<app>/<id>.json`).
     public internal(set) var pushes: [TaskKey: HeldPush] = [:]
     /// When a person used each app (`usage/<app>.json`), and the model learned from it, rebuilt
@@ -65,7 +68,7 @@ public struct SchedulerState: Sendable {
         for app in snapshot.apps { apps[app.id] = app }
         for request in snapshot.requests { insertRequest(request) }
         for task in snapshot.tasks { tasks[task.key] = task }
-        for transfer in snapshot.transfers { transfers[transfer.key] = transfer }
+        for transfer in snapshot.transfers { insertTransfer(transfer) }
         for push in snapshot.pushes { pushes[push.key] = push }
         for history in snapshot.usage { setUsage(history, now: usageAsOf, recordChange: false) }
         for entry in snapshot.processes?.processes ?? [] { processes[entry.pid] = entry }
@@ -126,7 +129,7 @@ public struct SchedulerState: Sendable {
     }
 
     mutating func setTransfer(_ transfer: TransferRecord, durable: Bool = true) {
-        transfers[transfer.key] = transfer
+        insertTransfer(transfer)
         if durable {
             changes.transfers.insert(transfer.key)
         } else if !changes.transfers.contains(transfer.key) {
@@ -134,8 +137,14 @@ public struct SchedulerState: Sendable {
         }
     }
 
+    private mutating func insertTransfer(_ transfer: TransferRecord) {
+        if let old = transfers.updateValue(transfer, forKey: transfer.key) { transferSchedule.remove(old) }
+        transferSchedule.insert(transfer)
+    }
+
     mutating func removeTransfer(_ key: TaskKey) {
-        guard transfers.removeValue(forKey: key) != nil else { return }
+        guard let old = transfers.removeValue(forKey: key) else { return }
+        transferSchedule.remove(old)
         changes.transfers.insert(key)
     }
 
@@ -198,25 +207,6 @@ public struct SchedulerState: Sendable {
     func throttledUntil(_ id: Identifier) -> Date? {
         guard let index = apps.index(forKey: id) else { return nil }
         return apps.values[index].throttledUntil
-    }
-
-    /// Calls `body` with every transfer record in place, without copying it: the turn's passes
-    /// over the transfers read a few fields of each.
-    func forEachTransfer(_ body: (borrowing TransferRecord) -> Void) {
-        for index in transfers.values.indices { body(transfers.values[index]) }
-    }
-
-    /// The keys of the transfers `predicate` holds for, in no order, each record read in place.
-    func transferKeys(where predicate: (borrowing TransferRecord) -> Bool) -> [TaskKey] {
-        var keys: [TaskKey] = []
-        for index in transfers.values.indices where predicate(transfers.values[index]) { keys.append(transfers.values[index].key) }
-        return keys
-    }
-
-    /// Whether `predicate` holds for some transfer, each record read in place.
-    func containsTransfer(where predicate: (borrowing TransferRecord) -> Bool) -> Bool {
-        for index in transfers.values.indices where predicate(transfers.values[index]) { return true }
-        return false
     }
 
     /// Pending requests of one app.

@@ -23,9 +23,8 @@ extension SchedulerState {
     /// finished transfer causes at most one launch. Apps in `excluding` (launched this turn) wait.
     public func dueSessionLaunches(at now: Date, excluding: Set<Identifier> = []) -> [LaunchPlan] {
         var sessions: [Identifier: Set<String>] = [:]
-        forEachTransfer { record in
-            guard record.sessionSendsLaunchEvents == true, record.eventsLaunchedAt == nil,
-                  record.state == .completed || record.state == .failed, let session = record.session else { return }
+        for key in transferSchedule.sessionEventsPending {
+            guard let record = transfers[key], let session = record.session else { continue }
             sessions[record.app, default: []].insert(session)
         }
         // An app is launched to answer about a delayed transfer as for its session's events.
@@ -51,10 +50,8 @@ extension SchedulerState {
     /// When an app held back only by throttling may be launched for its sessions' events.
     func nextSessionLaunchWake(after now: Date) -> Date? {
         var earliest: Date?
-        forEachTransfer { record in
-            guard record.sessionSendsLaunchEvents == true, record.eventsLaunchedAt == nil, record.session != nil,
-                  record.state == .completed || record.state == .failed,
-                  let until = throttledUntil(record.app), until > now else { return }
+        for key in transferSchedule.sessionEventsPending {
+            guard let until = throttledUntil(key.app), until > now else { continue }
             earliest = min(earliest ?? until, until)
         }
         return earliest

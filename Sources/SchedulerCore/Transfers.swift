@@ -184,11 +184,10 @@ extension SchedulerState {
     /// cancelled a moment ago): they wait for that report, so one transfer never has two attempts.
     public mutating func dueTransfers(at now: Date, busy: Set<TaskKey> = []) -> [TransferAction] {
         var actions: [TransferAction] = []
-        let overdue = transferKeys { $0.state.isActive && $0.resourceDeadline <= now }.sorted().compactMap { transfers[$0] }
-        for record in overdue {
+        for record in overdueTransfers(at: now).sorted().compactMap({ transfers[$0] }) {
             actions += failTransfer(record, message: "gave up after its resource timeout of \(Self.seconds(record.timeoutIntervalForResource ?? TransferRecord.defaultTimeoutIntervalForResource))", now: now)
         }
-        let running = transferKeys { $0.state == .running }.count
+        let running = transferSchedule.running.count
         let free = max(0, settings.maximumConcurrentTransfers - running)
         guard free > 0 else { return actions }
         let ready = startableTransfers(at: now, busy: busy).compactMap { transfers[$0] }
@@ -206,10 +205,32 @@ extension SchedulerState {
         return actions
     }
 
-    /// The waiting transfers nothing holds at `now`. Not mutating, so that the look at every record
-    /// borrows the state rather than copying it for the closure.
-    private func startableTransfers(at now: Date, busy: Set<TaskKey>) -> [TaskKey] {
-        transferKeys { $0.state == .waiting && !busy.contains($0.key) && transferBlockers(for: $0, at: now).isEmpty }
+    /// Active transfers past their resource deadline at `now`.
+    func overdueTransfers(at now: Date) -> [TaskKey] {
+        var keys: [TaskKey] = []
+        transferSchedule.active.forEach { entry in
+            guard entry.date <= now else { return false }
+            keys.append(entry.key)
+            return true
+        }
+        return keys
+    }
+
+    /// The waiting transfers nothing holds at `now`: in the condition groups the conditions let
+    /// run, those no time holds any more (``TransferSchedule``).
+    func startableTransfers(at now: Date, busy: Set<TaskKey>) -> [TaskKey] {
+        var keys: [TaskKey] = []
+        let effective = conditions.effective
+        for (group, held) in transferSchedule.waiting where group.conditionBlockers(under: effective).isEmpty {
+            held.forEach { entry in
+                guard entry.date <= now else { return false }
+                if !busy.contains(entry.key), let record = transfers[entry.key], transferBlockers(for: record, at: now).isEmpty {
+                    keys.append(entry.key)
+                }
+                return true
+            }
+        }
+        return keys
     }
 
     /// Progress of a running attempt; written without a sync.
@@ -327,31 +348,42 @@ extension SchedulerState {
 
     /// Finished transfers past their retention are forgotten (their files removed).
     public mutating func forgetFinishedTransfers(at now: Date) {
+        for key in transfersToForget(at: now) { removeTransfer(key) }
+    }
+
+    /// Finished transfers kept `finishedTransferRetentionSeconds` or longer at `now`.
+    func transfersToForget(at now: Date) -> [TaskKey] {
         let retention = settings.finishedTransferRetentionSeconds
-        let forgotten = transferKeys { record in
-            guard !record.state.isActive, let finished = record.finishedAt else { return false }
-            return now.timeIntervalSince(finished) >= retention
+        var keys: [TaskKey] = []
+        transferSchedule.finished.forEach { entry in
+            guard now.timeIntervalSince(entry.date) >= retention else { return false }
+            keys.append(entry.key)
+            return true
         }
-        for key in forgotten { removeTransfer(key) }
+        return keys
     }
 
     /// The earliest time a waiting transfer becomes startable by time alone, or a finished one is
     /// to be forgotten.
     func nextTransferWake(after now: Date) -> Date? {
-        var earliest: Date?
-        func consider(_ date: Date) { earliest = min(earliest ?? date, date) }
+        var candidates: [Date] = []
+        transferSchedule.active.forEach { candidates.append($0.date); return false }
+        transferSchedule.finished.forEach { candidates.append($0.date.addingTimeInterval(settings.finishedTransferRetentionSeconds)); return false }
+        // Waiting transfers held only by time: in each group the conditions let run, the first
+        // whose time is still to come and that nothing else holds. (Their time is the date they
+        // are ordered by.)
         let timed: Set<TransferBlocker> = [.earliestBeginDate, .retryBackoff, .relaunchDelay, .awaitingAnswer]
-        let retention = settings.finishedTransferRetentionSeconds
-        forEachTransfer { record in
-            if record.state.isActive { consider(record.resourceDeadline) }
-            if let finished = record.finishedAt, !record.state.isActive { consider(finished.addingTimeInterval(retention)) }
-            guard record.state == .waiting else { return }
-            let blockers = transferBlockers(for: record, at: now)
-            guard !blockers.isEmpty, blockers.allSatisfy(timed.contains) else { return }
-            let answerBy = Self.isAwaitingAnswer(record) ? record.delayedRequestAnswerBy : nil
-            consider(max(record.earliestBeginDate ?? now, record.retryAt ?? now, record.relaunchDelayUntil ?? now, answerBy ?? now))
+        let effective = conditions.effective
+        for (group, held) in transferSchedule.waiting where group.conditionBlockers(under: effective).isEmpty {
+            held.forEach(after: now) { entry in
+                guard let record = transfers[entry.key] else { return true }
+                let blockers = transferBlockers(for: record, at: now)
+                guard !blockers.isEmpty, blockers.allSatisfy(timed.contains) else { return true }
+                candidates.append(entry.date)
+                return false
+            }
         }
-        return earliest
+        return candidates.min()
     }
 
     /// A download's destination: one plain file name, so it cannot leave the app's folder.

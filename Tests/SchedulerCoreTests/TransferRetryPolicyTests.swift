@@ -77,7 +77,7 @@ struct TransferRetryPolicyTests {
         var record = try #require(state.transfer("old"))
         record.retries = 3
         record.failuresWithoutProgress = nil
-        state.transfers[key] = record
+        state.setTransfer(record)
         state.transferEnded(key, .failed(message: "connection lost", transient: true), bytesTransferred: 0, bytesExpected: nil, now: t0)
         #expect(state.transfer("old")?.retryAt == t0.addingTimeInterval(8), "the fourth failure in a row waits 8 s")
     }
