@@ -27,8 +27,11 @@ final class SchedulerSession {
     /// Writes the config (`settings.json`, `apps/*.json`), starts `bgtaskd` and waits until it
     /// holds the lock and has made its first commit (manifests loaded). `environment` is added to
     /// the scheduler's own (`DBUS_SYSTEM_BUS_ADDRESS` for a private bus, say).
+    /// `prepare` writes into the state folder before the scheduler starts (a large state to load,
+    /// say); `startTimeout` bounds the wait for its first commit.
     init(workspace: Workspace, name: String, scheduler: String, settings: [String: Any], apps: [BenchApp],
-         environment extra: [String: String] = [:]) throws {
+         environment extra: [String: String] = [:], startTimeout: Double = 20,
+         prepare: (StatePaths) throws -> Void = { _ in }) throws {
         let name = workspace.freshName(name)
         folder = try workspace.folder(name)
         paths = StatePaths(root: try workspace.folder("\(name)/state"))
@@ -43,6 +46,7 @@ final class SchedulerSession {
             if !app.push.isEmpty { manifest["push"] = app.push.map { ["ntfy": $0] } }
             try Self.writeJSON(manifest, to: "\(appsFolder)/\(app.id.rawValue).json")
         }
+        try prepare(paths)
         logPath = "\(folder)/bgtaskd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)
@@ -63,7 +67,7 @@ final class SchedulerSession {
         try? log?.close()
         let pid = process.processIdentifier
         Interruption.started(scheduler: pid)
-        try waitUntil("bgtaskd to start (log: \(logPath))", timeout: 20, interval: 0.005) {
+        try waitUntil("bgtaskd to start (log: \(logPath))", timeout: startTimeout, interval: 0.005) {
             guard process.isRunning else {
                 throw BenchError("bgtaskd exited at start with status \(process.terminationStatus): \(self.log)")
             }

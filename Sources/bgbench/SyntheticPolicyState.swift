@@ -13,6 +13,14 @@ enum SyntheticPolicyState {
     static let turnIdentifiers = (0..<10).map { identifier("com.example.turn.job\($0)") }
 
     static func make(pending: Int, transfers: Int, now: Date, seed: UInt64 = 20) -> SchedulerState {
+        let parts = build(pending: pending, transfers: transfers, now: now, seed: seed)
+        return SchedulerState(settings: SchedulerSettings(), catalog: ManifestCatalog(manifests: parts.manifests),
+                              snapshot: parts.snapshot, conditions: parts.conditions)
+    }
+
+    /// The state's parts: what a state folder would hold, the apps' manifests, and conditions.
+    static func build(pending: Int, transfers: Int, now: Date, seed: UInt64 = 20)
+        -> (snapshot: StateSnapshot, manifests: [Identifier: AppManifest], conditions: ConditionsRecord) {
         var random = SplitMix64(seed: seed)
         var snapshot = StateSnapshot()
         var manifests: [Identifier: AppManifest] = [:]
@@ -41,9 +49,10 @@ enum SyntheticPolicyState {
                 retries: index % 2, retryAt: index % 2 == 1 ? later : nil))
         }
         // Busy: on power and online, but not idle, so undated processing waits for the machine.
-        let conditions = ConditionsRecord(probed: Conditions(externalPower: true, network: true, idle: false), probedAt: now)
-        return SchedulerState(settings: SchedulerSettings(), catalog: ManifestCatalog(manifests: manifests),
-                              snapshot: snapshot, conditions: conditions)
+        // (Overrides too, so that a real scheduler decides with the same conditions.)
+        let busy = ConditionOverrides(externalPower: true, network: true, idle: false, lowPower: false, expensive: false)
+        let conditions = ConditionsRecord(probed: Conditions(externalPower: true, network: true, idle: false), overrides: busy, probedAt: now)
+        return (snapshot, manifests, conditions)
     }
 
     private static func manifest(_ app: Identifier, permitting identifiers: [Identifier]) -> AppManifest {

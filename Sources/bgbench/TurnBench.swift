@@ -4,7 +4,7 @@ import SchedulerCore
 import TaskState
 
 /// `bgbench turn`: what one scheduler turn costs the policy as the state grows (issue #20, goal 3).
-struct TurnBench: ParsableCommand {
+struct TurnBench: InterruptibleBench {
     static let configuration = CommandConfiguration(
         commandName: "turn",
         abstract: "The policy's cost of one scheduler turn at 10 to 100 000 pending requests, beside the smallest state.",
@@ -14,9 +14,11 @@ struct TurnBench: ParsableCommand {
         needing the network; waiting transfers, dated or backing off) and times the turns a single \
         command causes in bgtaskd: the command applied, what time decides (effectsOfTime) and when to \
         wake next (wakePlan), then the changes taken for the commit. Turns alternate a submit and a \
-        cancel of one request, so the state keeps its size. No files are written: the commit's I/O is \
-        measured by `bgbench scheduler`. The ratio is each row's median over the first row's, measured \
-        in the same run.
+        cancel of one request, so the state keeps its size. No files are written in phase 1. Phase 2 puts \
+        the same states in a real bgtaskd (files written before it starts, with manifests for every app) \
+        and sends the same commands as bgctl does (CommandChannel.send over the command socket): round \
+        trip and bgtaskd's CPU per command, commit included. The ratio is each row's median over the \
+        first row's, measured in the same run.
         """)
 
     @Option(parsing: .upToNextOption, help: "Pending requests per row.")
@@ -28,6 +30,17 @@ struct TurnBench: ParsableCommand {
     @Option(help: "Turns measured per row.")
     var turns = 400
 
+    @Option(parsing: .upToNextOption, help: "Pending requests per row of phase 2 (a real bgtaskd).")
+    var daemonPending: [Int] = [10, 100_000]
+
+    @Option(parsing: .upToNextOption, help: "Transfers per row of phase 2 (the last repeats).")
+    var daemonTransfers: [Int] = [1, 1_000]
+
+    @Option(help: "Commands sent per row of phase 2; 0 skips it.")
+    var daemonTurns = 200
+
+    @OptionGroup var folder: FolderOptions
+
     func validate() throws {
         guard !pending.isEmpty, pending.allSatisfy({ (1...1_000_000).contains($0) }) else {
             throw ValidationError("--pending must be from 1 to 1000000")
@@ -36,9 +49,14 @@ struct TurnBench: ParsableCommand {
             throw ValidationError("--transfers must be from 0 to 100000")
         }
         guard (2...100_000).contains(turns) else { throw ValidationError("--turns must be from 2 to 100000") }
+        guard !daemonPending.isEmpty, daemonPending.allSatisfy({ (1...1_000_000).contains($0) }),
+              !daemonTransfers.isEmpty, daemonTransfers.allSatisfy({ (0...100_000).contains($0) }) else {
+            throw ValidationError("--daemon-pending must be from 1 to 1000000 and --daemon-transfers from 0 to 100000")
+        }
+        guard daemonTurns == 0 || (2...100_000).contains(daemonTurns) else { throw ValidationError("--daemon-turns must be 0 or from 2 to 100000") }
     }
 
-    func run() throws {
+    func measure() throws {
         #if DEBUG
         let build = "DEBUG build: not representative, use swift run -c release bgbench turn"
         #else
@@ -60,6 +78,25 @@ struct TurnBench: ParsableCommand {
                          String(format: "%.2fx", samples.median / base)])
         }
         Console.table(rows)
+        guard daemonTurns > 0 else { return }
+
+        let workspace = try folder.makeWorkspace()
+        defer { folder.finish(workspace) }
+        Console.line()
+        Console.line("2. The same states in a real bgtaskd: a command sent as bgctl sends it (CommandChannel.send), one after another.")
+        var daemonRows: [[String]] = [["pending", "transfers", "round trip p50 ms", "p99 ms", "bgtaskd CPU/command ms", "commands", "vs first row (p50)"]]
+        var firstDaemon: Double?
+        for (index, count) in daemonPending.enumerated() {
+            let transferCount = daemonTransfers[min(index, daemonTransfers.count - 1)]
+            let result = try DaemonTurnTiming.measure(pending: count, transfers: transferCount, turns: daemonTurns, workspace: workspace)
+            let base = firstDaemon ?? result.roundTrips.median
+            firstDaemon = base
+            daemonRows.append([String(count), String(transferCount), String(format: "%.2f", result.roundTrips.median * 1000),
+                               String(format: "%.2f", (result.roundTrips.p99 ?? 0) * 1000),
+                               String(format: "%.2f user + %.2f kernel", result.cpuPerCommand.user, result.cpuPerCommand.system),
+                               String(result.roundTrips.count), String(format: "%.2fx", result.roundTrips.median / base)])
+        }
+        Console.table(daemonRows)
     }
 }
 
