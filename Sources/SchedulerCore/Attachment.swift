@@ -78,7 +78,7 @@ extension SchedulerState {
 
     /// After a scheduler restart: attachments whose process is gone are released.
     public mutating func adoptAttachments(now: Date, isAlive: (AttachedProcess) -> Bool) {
-        for record in apps.values.sorted(by: { $0.id < $1.id }) {
+        for record in appsAttached.sorted().compactMap({ apps[$0] }) {
             guard let attached = record.attachedProcess, !isAlive(attached) else { continue }
             releaseAttachment(of: record.id, pid: attached.pid, reason: "gone after a scheduler restart", now: now)
         }
@@ -86,11 +86,11 @@ extension SchedulerState {
 
     /// Attachments of processes that just ended.
     mutating func releaseAttachments(ofExited pid: Int32, status: String, now: Date) {
-        for record in apps.values.sorted(by: { $0.id < $1.id }) where record.attachedProcess?.pid == pid {
+        for record in appsAttached.sorted().compactMap({ apps[$0] }) where record.attachedProcess?.pid == pid {
             releaseAttachment(of: record.id, pid: pid, reason: status, now: now)
         }
     }
 
     /// The attached processes, by pid, for the runtime to watch.
-    public var attachedPIDs: Set<Int32> { Set(apps.values.compactMap { $0.attachedProcess?.pid }) }
+    public var attachedPIDs: Set<Int32> { Set(appsAttached.compactMap { apps[$0]?.attachedProcess?.pid }) }
 }

@@ -7,7 +7,12 @@ import TaskState
 public struct SchedulerState: Sendable {
     public internal(set) var settings: SchedulerSettings
     public internal(set) var catalog: ManifestCatalog
-    public internal(set) var apps: [Identifier: AppRecord] = [:]
+    /// Changed only through ``setApp(_:)``, which keeps ``appsOwingReports`` and ``appsAttached``.
+    public private(set) var apps: [Identifier: AppRecord] = [:]
+    /// Apps with a VoIP report owed, and apps with a process attached: asked about at every turn,
+    /// when most of thousands of apps have neither.
+    private(set) var appsOwingReports: Set<Identifier> = []
+    private(set) var appsAttached: Set<Identifier> = []
     /// Changed only through ``setRequest(_:)`` and ``removeRequest(_:)``, which keep the indexes.
     public private(set) var requests: [TaskKey: PendingRequest] = [:]
     /// The pending requests by the conditions they need and their dates (see ``RequestSchedule``).
@@ -65,7 +70,7 @@ public struct SchedulerState: Sendable {
     private init(settings: SchedulerSettings, catalog: ManifestCatalog, snapshot: StateSnapshot, conditions: ConditionsRecord,
                  usageAsOf: Date) {
         self.init(settings: settings, catalog: catalog, conditions: conditions)
-        for app in snapshot.apps { apps[app.id] = app }
+        for app in snapshot.apps { insertApp(app) }
         for request in snapshot.requests { insertRequest(request) }
         for task in snapshot.tasks { tasks[task.key] = task }
         for transfer in snapshot.transfers { insertTransfer(transfer) }
@@ -178,8 +183,14 @@ public struct SchedulerState: Sendable {
 
     mutating func setApp(_ app: AppRecord) {
         guard apps[app.id] != app else { return }
-        apps[app.id] = app
+        insertApp(app)
         changes.apps.insert(app.id)
+    }
+
+    private mutating func insertApp(_ app: AppRecord) {
+        apps[app.id] = app
+        if app.voip?.debts.isEmpty == false { appsOwingReports.insert(app.id) } else { appsOwingReports.remove(app.id) }
+        if app.attachedProcess != nil { appsAttached.insert(app.id) } else { appsAttached.remove(app.id) }
     }
 
     mutating func setConditions(_ record: ConditionsRecord) {

@@ -42,7 +42,7 @@ extension SchedulerState {
     /// with reason `voipNotReported`, and at `voipStrikes` the app's VoIP pushes are blocked.
     mutating func enforceVoIPReports(at now: Date) -> [SchedulerEffect] {
         var effects: [SchedulerEffect] = []
-        for record in apps.values.sorted(by: { $0.id < $1.id }) {
+        for record in appsOwingReports.sorted().compactMap({ apps[$0] }) {
             guard let debts = record.voip?.debts, debts.contains(where: { $0.dueBy <= now }) else { continue }
             for debt in debts where debt.dueBy <= now {
                 effects += missedReport(debt, app: record.id, now: now)
@@ -129,6 +129,6 @@ extension SchedulerState {
 
     /// The earliest call report owed, for the scheduler's timer.
     func nextVoIPReportDeadline() -> Date? {
-        apps.values.flatMap { $0.voip?.debts ?? [] }.map(\.dueBy).min()
+        appsOwingReports.compactMap { apps[$0]?.voip?.debts }.joined().map(\.dueBy).min()
     }
 }

@@ -27,6 +27,8 @@ enum SyntheticPolicyState {
         let appCount = max(1, (pending + 9) / 10)
         func app(_ index: Int) -> Identifier { identifier("com.example.app\(index)") }
         for index in 0..<appCount {
+            // Every app the scheduler has seen has a record (launches, throttling, attachments).
+            snapshot.apps.append(AppRecord(id: app(index)))
             manifests[app(index)] = manifest(app(index), permitting: (0..<10).map { identifier("\(app(index)).job\($0)") })
         }
         manifests[turnApp] = manifest(turnApp, permitting: turnIdentifiers)
