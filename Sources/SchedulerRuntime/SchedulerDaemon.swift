@@ -222,6 +222,7 @@ public final class SchedulerDaemon {
             state.record(Event(time: now, type: .daemonStopped, pid: getpid(),
                                message: "bgtaskd stopped; \(state.tasks.count) running task(s) left to finish on their own"))
             try commit(now: now, nextWake: nil)
+            try committer.checkpoint()
             logger.info("stopped")
             return 0
         } catch {
@@ -318,7 +319,9 @@ public final class SchedulerDaemon {
             nextWake = min(nextWake ?? probeAt, probeAt)
         }
         try commit(now: now, nextWake: nextWake)
-        releaseSleepInhibitorIfDue()
+        // A turn the quiet timer woke (no commit since) syncs the journal's batches.
+        try committer.checkpointIfQuiet()
+        try releaseSleepInhibitorIfDue()
         poisonGuard.clear()
         // Kills go out once the decision is on disk (the process ledger), so a crash in between
         // is carried out at the next start.
@@ -327,7 +330,7 @@ public final class SchedulerDaemon {
         handles.release(keeping: state.watchedPIDs.union(children))
         for action in transferActions { transferRunner.perform(action) }
         transferActions.removeAll()
-        wait.arm(at: nextWake)
+        wait.arm(at: [nextWake, committer.quietCheckpointDate(now: Date())].compactMap { $0 }.min())
         armSampling()
     }
 }
