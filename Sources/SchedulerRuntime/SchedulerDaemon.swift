@@ -67,6 +67,8 @@ public final class SchedulerDaemon {
     var consumedCommands: [String] = []
     /// The command socket (`control.sock`), opened when the loop starts; `nil` without one.
     var commandSocket: CommandSocket?
+    /// Flushes the file system behind the commits (``WriteBehind``); started with the loop.
+    var writeBehind: WriteBehind?
     /// Messages read from the command socket and not yet applied.
     var socketMessages: [CommandSocket.Message] = []
     var children: Set<Int32> = []
@@ -196,6 +198,7 @@ public final class SchedulerDaemon {
             // Started here, not at init: a scheduler that never runs opens no stream.
             pushSubscriptions.follow(state.catalog.manifests)
             commandSocket = openCommandSocket()
+            writeBehind = WriteBehind(root: paths.root)
             try turn(Date(), wake: KernelWait.Wake())
             service?.ready(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
             while !stopping {
@@ -223,10 +226,12 @@ public final class SchedulerDaemon {
                                message: "bgtaskd stopped; \(state.tasks.count) running task(s) left to finish on their own"))
             try commit(now: now, nextWake: nil)
             try committer.checkpoint()
+            writeBehind?.stop()
             logger.info("stopped")
             return 0
         } catch {
             commandSocket?.stop()
+            writeBehind?.stop()
             alarm.stop()
             transferRunner.shutdown()
             pushSubscriptions.shutdown()
@@ -321,6 +326,7 @@ public final class SchedulerDaemon {
         try commit(now: now, nextWake: nextWake)
         // A turn the quiet timer woke (no commit since) syncs the journal's batches.
         try committer.checkpointIfQuiet()
+        if committer.journal.batchCount > 0 { writeBehind?.request() }
         try releaseSleepInhibitorIfDue()
         poisonGuard.clear()
         // Kills go out once the decision is on disk (the process ledger), so a crash in between
