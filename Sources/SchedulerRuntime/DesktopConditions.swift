@@ -45,9 +45,12 @@ extension SchedulerDaemon {
         }
     }
 
-    /// After a commit: a sleep that waits on the scheduler may go on (the state is on disk).
-    func releaseSleepInhibitorIfDue() {
-        guard let desktop, desktop.sleep.releaseIfDue(syncing: paths.root) else { return }
+    /// After a commit: a sleep that waits on the scheduler may go on (the state is on disk, and
+    /// the journal checkpointed, so a machine that never wakes leaves nothing to replay).
+    func releaseSleepInhibitorIfDue() throws {
+        guard let desktop else { return }
+        if desktop.sleep.releaseIsDue { try committer.checkpoint() }
+        guard desktop.sleep.releaseIfDue(syncing: paths.root) else { return }
         logger.info("logind: state written; released the sleep inhibitor")
     }
 }

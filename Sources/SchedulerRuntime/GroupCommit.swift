@@ -2,13 +2,16 @@ import Foundation
 import SchedulerCore
 import TaskState
 
-/// Makes a batch of changes durable with one round of syncs, however many files it touches.
+/// Makes a batch of changes durable with one `fdatasync`, however many files it touches.
 ///
-/// The batch's new file contents, removals, events and consumed inbox commands are first written
-/// to `journal.json` (one `fdatasync`, see ``JournalFile``). Then the files are written without
-/// syncing, the events appended, the inbox commands removed, and one `syncfs` flushes it all
-/// before the journal is emptied. A crash anywhere replays the journal at start-up; replaying is
-/// idempotent, and the event log is cut back to its recorded size first so no event is written twice.
+/// The batch's new file contents, removals, events and consumed inbox commands are appended to
+/// `journal.json` (one `fdatasync`, see ``JournalFile``); that is the moment the batch is durable.
+/// Then the files are written without syncing, the events appended and the inbox commands removed.
+/// The `syncfs` that makes those files durable on their own, after which the journal is emptied
+/// (the *checkpoint*, see ``JournalCheckpoint``), comes later and covers many batches. A crash
+/// anywhere replays every whole batch in the journal at start-up, in order; replaying is
+/// idempotent, and each batch cuts the event log back to its recorded size first so no event is
+/// written twice.
 struct GroupCommit {
     let paths: StatePaths
     let settings: SchedulerSettings
@@ -89,11 +92,11 @@ struct GroupCommit {
         return batch
     }
 
-    /// Journals and applies a batch. When this returns, the batch is durable.
-    /// Makes `batch` durable (the journal, synced), then writes it out. `whenVisible` runs once
-    /// the batch is durable and its files are in place, before the file system sync that lets the
-    /// journal go: what waits for the commit (a client of the command socket) need not wait for
-    /// that sync, since a crash before it replays the journal.
+    /// Makes `batch` durable (appended to the journal, synced), then writes it out. `whenVisible`
+    /// runs once the batch is durable and its files are in place; what waits for the commit (a
+    /// client of the command socket) need not wait for the checkpoint's file system sync, since a
+    /// crash before it replays the journal. A journal past its size limits is checkpointed after
+    /// `whenVisible`.
     func commit(_ batch: Batch, whenVisible: (() -> Void)? = nil) throws {
         guard !batch.isEmpty else {
             whenVisible?()
@@ -101,6 +104,9 @@ struct GroupCommit {
         }
         var batch = batch
         if !batch.events.isEmpty {
+            // Each journaled batch names its offset in the current log: the log is replaced
+            // (rotated, or set aside) only when no batch in the journal refers to it.
+            if journal.batchCount > 0 && eventLogMustBeReplaced { try checkpoint() }
             // A log replaced by something that cannot be appended to would stop this commit and
             // every later one: set it aside, start a new log, and say why in its first line.
             if let setAside = SetAside(paths: paths).eventLogIfUnusable(now: Date()) {
@@ -109,33 +115,34 @@ struct GroupCommit {
             try EventLog(paths: paths).rotateIfNeeded(maximumBytes: settings.eventLogMaximumBytes, keep: settings.eventLogKeptFiles)
         }
         batch.eventLogOffset = StateFiles.size(of: paths.events) ?? 0
-        try journal.write(try JSONFormat.encodeLine(batch))
-        try apply(batch, whenVisible: whenVisible)
+        try journal.append(try JSONFormat.encodeLine(batch))
+        try apply(batch)
+        whenVisible?()
+        if journalIsFull { try checkpoint() }
     }
 
     /// What start-up found in the journal.
-    enum Recovery {
-        case nothing
-        case replayed
-        /// A write cut short by a crash: never durable, so dropped. The bytes are returned to keep aside.
-        case dropped(Data)
+    struct Recovery {
+        /// Whole batches replayed.
+        var replayed = 0
+        /// A record cut short by a crash (never durable, so dropped), with what followed it:
+        /// the bytes to keep aside.
+        var dropped: Data?
     }
 
-    /// Replays a batch a crash left in the journal, if there is one.
+    /// Replays, oldest first, every whole batch a crash left in the journal, then checkpoints.
+    /// Replaying is idempotent: a crash during it replays the same batches again.
     func replayJournal() throws -> Recovery {
-        switch try journal.contents() {
-        case .empty:
-            return .nothing
-        case .torn(let data):
-            try journal.clear()
-            return .dropped(data)
-        case .batch(let data):
-            try apply(try JSONFormat.decode(Batch.self, from: data))
-            return .replayed
-        }
+        let contents = try journal.contents()
+        if contents.isEmpty { return Recovery() }
+        for data in contents.batches { try apply(try JSONFormat.decode(Batch.self, from: data)) }
+        try StateFiles.syncFileSystem(containing: paths.root)
+        try journal.clear()
+        return Recovery(replayed: contents.batches.count, dropped: contents.torn)
     }
 
-    private func apply(_ batch: Batch, whenVisible: (() -> Void)? = nil) throws {
+    /// Writes out a batch's files, removals, events and consumed commands, without syncing.
+    private func apply(_ batch: Batch) throws {
         var ensured: Set<String> = []
         for write in batch.writes {
             let path = try absolute(write.path)
@@ -151,9 +158,6 @@ struct GroupCommit {
             try log.append(Data(batch.events.utf8))
         }
         for command in batch.consumedCommands { try StateFiles.remove(try absolute(command)) }
-        whenVisible?()
-        try StateFiles.syncFileSystem(containing: paths.root)
-        try journal.clear()
     }
 
     private func relative(_ path: String) -> String {

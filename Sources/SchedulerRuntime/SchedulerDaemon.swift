@@ -67,6 +67,8 @@ public final class SchedulerDaemon {
     var consumedCommands: [String] = []
     /// The command socket (`control.sock`), opened when the loop starts; `nil` without one.
     var commandSocket: CommandSocket?
+    /// Flushes the file system behind the commits (``WriteBehind``); started with the loop.
+    var writeBehind: WriteBehind?
     /// Messages read from the command socket and not yet applied.
     var socketMessages: [CommandSocket.Message] = []
     var children: Set<Int32> = []
@@ -196,6 +198,7 @@ public final class SchedulerDaemon {
             // Started here, not at init: a scheduler that never runs opens no stream.
             pushSubscriptions.follow(state.catalog.manifests)
             commandSocket = openCommandSocket()
+            writeBehind = WriteBehind(root: paths.root)
             try turn(Date(), wake: KernelWait.Wake())
             service?.ready(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
             while !stopping {
@@ -222,10 +225,13 @@ public final class SchedulerDaemon {
             state.record(Event(time: now, type: .daemonStopped, pid: getpid(),
                                message: "bgtaskd stopped; \(state.tasks.count) running task(s) left to finish on their own"))
             try commit(now: now, nextWake: nil)
+            try committer.checkpoint()
+            writeBehind?.stop()
             logger.info("stopped")
             return 0
         } catch {
             commandSocket?.stop()
+            writeBehind?.stop()
             alarm.stop()
             transferRunner.shutdown()
             pushSubscriptions.shutdown()
@@ -318,7 +324,10 @@ public final class SchedulerDaemon {
             nextWake = min(nextWake ?? probeAt, probeAt)
         }
         try commit(now: now, nextWake: nextWake)
-        releaseSleepInhibitorIfDue()
+        // A turn the quiet timer woke (no commit since) syncs the journal's batches.
+        try committer.checkpointIfQuiet()
+        if committer.journal.batchCount > 0 { writeBehind?.request() }
+        try releaseSleepInhibitorIfDue()
         poisonGuard.clear()
         // Kills go out once the decision is on disk (the process ledger), so a crash in between
         // is carried out at the next start.
@@ -327,7 +336,7 @@ public final class SchedulerDaemon {
         handles.release(keeping: state.watchedPIDs.union(children))
         for action in transferActions { transferRunner.perform(action) }
         transferActions.removeAll()
-        wait.arm(at: nextWake)
+        wait.arm(at: [nextWake, committer.quietCheckpointDate(now: Date())].compactMap { $0 }.min())
         armSampling()
     }
 }

@@ -24,6 +24,9 @@ final class SleepInhibitor {
 
     var isHeld: Bool { descriptor >= 0 }
 
+    /// A sleep waits on this inhibitor: ``releaseIfDue(syncing:)`` will let it go.
+    var releaseIsDue: Bool { releaseDue }
+
     /// `false`: never takes one (announcements are still followed).
     init(enabled: Bool) {
         wanted = enabled

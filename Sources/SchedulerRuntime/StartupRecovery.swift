@@ -25,27 +25,24 @@ extension SchedulerDaemon {
         holdAdoptedProcesses()
     }
 
-    /// Replays a commit a crash interrupted; returns the events that say what was set aside.
+    /// Replays the commits a crash left in the journal; returns the events that say what was set aside.
     static func replayJournal(_ committer: GroupCommit, paths: StatePaths, logger: Logger, now: Date) -> [Event] {
         let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
         do {
-            switch try committer.replayJournal() {
-            case .nothing:
-                return []
-            case .replayed:
-                logger.notice("replayed the journal of an interrupted commit")
-                return []
-            case .dropped(let bytes):
-                // A batch whose journal write a crash cut short: none of its commands had been
-                // acknowledged, and all of them are still in the inbox. Kept aside for inspection.
-                try? StateFiles.write(bytes, to: kept, durable: false)
-                return [Event(time: now, type: .quarantined, reason: "journal",
-                              message: "journal.json held a batch cut short by a crash; dropped it (copy in \(kept))")]
-            }
+            let recovery = try committer.replayJournal()
+            if recovery.replayed > 0 { logger.notice("replayed \(recovery.replayed) batch(es) of the journal") }
+            guard let bytes = recovery.dropped else { return [] }
+            // A batch whose journal write a crash cut short: none of its commands had been
+            // acknowledged, and all of them are still in the inbox. Kept aside for inspection.
+            try? StateFiles.write(bytes, to: kept, durable: false)
+            return [Event(time: now, type: .quarantined, reason: "journal",
+                          message: "journal.json held a batch cut short by a crash; dropped it (copy in \(kept))")]
         } catch {
             if let bytes = try? StateFiles.read(paths.journal, maximumSize: 512 << 20) {
                 try? StateFiles.write(bytes, to: kept, durable: false)
             }
+            // Batches applied before the one that failed are made durable before the journal goes.
+            try? StateFiles.syncFileSystem(containing: paths.root)
             try? committer.journal.clear()
             return [Event(time: now, type: .quarantined, reason: "journal",
                           message: "journal.json could not be replayed (\(error)); copy in \(kept)")]

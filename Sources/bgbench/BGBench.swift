@@ -105,7 +105,7 @@ struct SchedulerBench: InterruptibleBench {
     private func durableSubmits(workspace: Workspace, scheduler: String, peer: SQLitePeer) throws -> [String] {
         Console.line()
         Console.line("1. Durable submits: \(submits) per row, each a distinct (app, identifier) processing request;")
-        Console.line("   clock from releasing the writers to bgtaskd having applied all (outcomes written, syncfs done).")
+        Console.line("   clock from releasing the writers to bgtaskd having applied all (outcomes written, journal synced).")
         Console.line("   Median of \(rounds) interleaved round(s) of bgtop and SQLite; a fresh bgtaskd and database each time.")
         let submitting = DurableSubmits(workspace: workspace, scheduler: scheduler, submits: submits)
         let ratios = try SubmitPhase(submitting: submitting, peer: peer, writers: writers, rounds: rounds,

@@ -1,0 +1,154 @@
+import Foundation
+@testable import SchedulerRuntime
+import SchedulerCore
+import TaskState
+import TestSupport
+import Testing
+
+/// The journal as a write-ahead log: commits append batches, a crash replays every whole one in
+/// order (dropping a torn last record), and replaying again changes nothing.
+@Suite struct JournalTests {
+    /// A state directory with its folders, and a group commit on it.
+    private func committer(_ env: TestEnvironment, settings: SchedulerSettings = SchedulerSettings()) throws -> GroupCommit {
+        for directory in env.paths.directories { try StateFiles.ensureDirectory(directory) }
+        return try GroupCommit(paths: env.paths, settings: settings)
+    }
+
+    /// A batch that sets `requests/app/job.json` to `value` and logs one event naming it.
+    private func batch(_ value: Int, consumed: [String] = [], removals: [String] = []) -> GroupCommit.Batch {
+        var batch = GroupCommit.Batch()
+        batch.writes = [.init(path: "requests/app/job.json", contents: "\(value)\n")]
+        batch.events = #"{"n":\#(value)}"# + "\n"
+        batch.consumedCommands = consumed
+        batch.removals = removals
+        return batch
+    }
+
+    private func read(_ path: String) -> String? {
+        (try? StateFiles.read(path)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    @Test func aTornLastRecordAmongSeveralIsSetAsideAndTheWholeOnesAreKept() throws {
+        let bodies = ["first", "second", "third"].map { Data("{\"batch\":\"\($0)\"}\n".utf8) }
+        let whole = bodies.reduce(into: Data()) { $0.append(JournalFile.record($1)) }
+        let next = JournalFile.record(Data("{\"batch\":\"fourth\"}\n".utf8))
+        // Cut short in the header, in the body, and whole in length but with a byte changed.
+        var flipped = next
+        flipped[flipped.count - 3] ^= 0x20
+        for torn in [next.prefix(9), next.prefix(next.count - 4), flipped] {
+            let contents = JournalFile.parse(whole + torn)
+            #expect(contents.batches == bodies)
+            #expect(contents.torn == Data(torn))
+        }
+        #expect(JournalFile.parse(whole + next).batches == bodies + [Data("{\"batch\":\"fourth\"}\n".utf8)])
+        #expect(JournalFile.parse(whole + next).torn == nil)
+        // A record after a torn one is never replayed: it is kept aside with it.
+        let middle = JournalFile.parse(JournalFile.record(bodies[0]) + flipped + next)
+        #expect(middle.batches == [bodies[0]])
+        #expect(middle.torn == flipped + next)
+    }
+
+    @Test func appendedRecordsReadBackInOrderAndSurviveAReopen() throws {
+        let env = try TestEnvironment()
+        _ = try committer(env)
+        let journal = try JournalFile(path: env.paths.journal)
+        let bodies = (1...5).map { Data("{\"n\":\($0)}\n".utf8) }
+        for body in bodies { try journal.append(body) }
+        #expect(journal.batchCount == 5)
+        #expect(try journal.contents().batches == bodies)
+        // A scheduler started again goes on after what is there (it replays and clears first).
+        let reopened = try JournalFile(path: env.paths.journal)
+        #expect(reopened.size == journal.size)
+        try reopened.clear()
+        #expect(StateFiles.size(of: env.paths.journal) == 0)
+        #expect(try reopened.contents().isEmpty)
+    }
+
+    @Test func commitsStayInTheJournalUntilTheCheckpoint() throws {
+        let env = try TestEnvironment()
+        let commit = try committer(env)
+        for value in 1...3 { try commit.commit(batch(value)) }
+        #expect(commit.journal.batchCount == 3, "each commit appends; none syncs the file system")
+        #expect(read(env.state + "/requests/app/job.json") == "3\n")
+        try commit.checkpointIfQuiet()
+        #expect(commit.journal.batchCount == 3, "no checkpoint right after a commit")
+        #expect(commit.quietCheckpointDate(now: Date()) != nil)
+        try commit.checkpoint()
+        #expect(StateFiles.size(of: env.paths.journal) == 0)
+        #expect(commit.quietCheckpointDate(now: Date()) == nil)
+    }
+
+    @Test func aFullJournalIsCheckpointedAtOnce() throws {
+        let env = try TestEnvironment()
+        let commit = try committer(env)
+        for value in 1..<GroupCommit.maximumBatches { try commit.commit(batch(value)) }
+        #expect(commit.journal.batchCount == GroupCommit.maximumBatches - 1)
+        try commit.commit(batch(GroupCommit.maximumBatches))
+        #expect(commit.journal.batchCount == 0)
+        #expect(StateFiles.size(of: env.paths.journal) == 0)
+    }
+
+    @Test func replayAppliesEveryBatchInOrderIntoAnEmptyDirectory() throws {
+        let first = try TestEnvironment()
+        let commit = try committer(first)
+        try commit.commit(batch(1, consumed: ["inbox/new/c1.json"]))
+        try commit.commit(batch(2, consumed: ["inbox/new/c2.json"], removals: ["requests/app/other.json"]))
+        try commit.commit(batch(3))
+        let journal = try StateFiles.read(first.paths.journal)
+
+        // As after a power loss: the journal is there, nothing the batches wrote is, and the
+        // consumed inbox files came back.
+        let second = try TestEnvironment()
+        let replaying = try committer(second)
+        try journal.write(to: URL(fileURLWithPath: second.paths.journal))
+        for name in ["c1.json", "c2.json"] { try Data("{}".utf8).write(to: URL(fileURLWithPath: "\(second.paths.inboxNew)/\(name)")) }
+        try StateFiles.ensureDirectory(second.state + "/requests/app")
+        try Data("other\n".utf8).write(to: URL(fileURLWithPath: second.state + "/requests/app/other.json"))
+        let recovery = try replaying.replayJournal()
+        #expect(recovery.replayed == 3)
+        #expect(recovery.dropped == nil)
+        #expect(read(second.state + "/requests/app/job.json") == "3\n")
+        #expect(read(second.paths.events) == "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
+        #expect(!StateFiles.exists("\(second.paths.inboxNew)/c1.json") && !StateFiles.exists("\(second.paths.inboxNew)/c2.json"))
+        #expect(!StateFiles.exists(second.state + "/requests/app/other.json"))
+        #expect(StateFiles.size(of: second.paths.journal) == 0)
+    }
+
+    @Test func replayingTheSameJournalTwiceChangesNothing() throws {
+        let env = try TestEnvironment()
+        try Data("{\"n\":0}\n".utf8).write(to: URL(fileURLWithPath: env.paths.events))
+        let commit = try committer(env)
+        for value in 1...4 { try commit.commit(batch(value)) }
+        let journal = try StateFiles.read(env.paths.journal)
+        let log = "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n{\"n\":4}\n"
+        #expect(read(env.paths.events) == log)
+
+        // Killed with every batch written out: the replay writes the same files and no event twice.
+        let restarted = try committer(env)
+        #expect(try restarted.replayJournal().replayed == 4)
+        #expect(read(env.paths.events) == log)
+        #expect(read(env.state + "/requests/app/job.json") == "4\n")
+        // Killed again before the emptied journal reached the disk: the same batches replay again.
+        try journal.write(to: URL(fileURLWithPath: env.paths.journal))
+        #expect(try committer(env).replayJournal().replayed == 4)
+        #expect(read(env.paths.events) == log)
+        #expect(read(env.state + "/requests/app/job.json") == "4\n")
+    }
+
+    @Test func theEventLogIsRotatedOnlyWithAnEmptyJournal() throws {
+        let env = try TestEnvironment()
+        var settings = SchedulerSettings()
+        settings.eventLogMaximumBytes = 8
+        settings.eventLogKeptFiles = 2
+        let commit = try committer(env, settings: settings)
+        try commit.commit(batch(1))
+        try commit.commit(batch(2))
+        // The second commit found the log past its size: the first batch was checkpointed before
+        // the log was rotated, so no batch in the journal names an offset in the rotated file.
+        #expect(commit.journal.batchCount == 1)
+        #expect(read(env.paths.rotatedEvents(1)) == "{\"n\":1}\n")
+        #expect(read(env.paths.events) == "{\"n\":2}\n")
+        #expect(try committer(env, settings: settings).replayJournal().replayed == 1)
+        #expect(read(env.paths.events) == "{\"n\":2}\n")
+    }
+}
