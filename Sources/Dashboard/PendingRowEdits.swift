@@ -32,8 +32,9 @@ extension DashboardSnapshot {
         // An entry that does not hold a row where it should (which a correct edit never causes)
         // is dropped and worked out again in full when asked.
         var broken = Set<Int>()
-        func unplace(_ row: PendingRow, at index: Int) {
+        func unplace(_ row: PendingRow, at index: Int, unless kept: PendingRow? = nil) {
             for slot in sorted.indices where !broken.contains(slot) && PendingOrder.matches(row, needle: sorted[slot].needle) {
+                if let kept, PendingOrder.matches(kept, needle: sorted[slot].needle) { continue }
                 let key = sorted[slot].key
                 let place = PendingOrder.place(of: row, in: sorted[slot].rows.sourceIndices, rows: rows, column: key.column, reversed: key.reversed)
                 guard place < sorted[slot].rows.count, sorted[slot].rows.sourceIndices[place] == index else {
@@ -44,8 +45,9 @@ extension DashboardSnapshot {
                 sorted[slot].rows.ids.remove(at: place)
             }
         }
-        func place(_ row: PendingRow, at index: Int) {
+        func place(_ row: PendingRow, at index: Int, unless kept: PendingRow? = nil) {
             for slot in sorted.indices where !broken.contains(slot) && PendingOrder.matches(row, needle: sorted[slot].needle) {
+                if let kept, PendingOrder.matches(kept, needle: sorted[slot].needle) { continue }
                 let key = sorted[slot].key
                 let place = PendingOrder.place(of: row, in: sorted[slot].rows.sourceIndices, rows: rows, column: key.column, reversed: key.reversed)
                 sorted[slot].rows.sourceIndices.insert(index, at: place)
@@ -66,9 +68,18 @@ extension DashboardSnapshot {
         for edit in edits {
             switch edit {
             case .replace(let index, let row):
-                unplace(rows[index], at: index)
-                rows[index] = row
-                place(row, at: index)
+                let old = rows[index]
+                if old.request == row.request && (old.push == nil) == (row.push == nil) {
+                    // The same place in every order (a change of blockers, as a change of
+                    // conditions makes for thousands of rows): only a filter may now show or hide it.
+                    unplace(old, at: index, unless: row)
+                    rows[index] = row
+                    place(row, at: index, unless: old)
+                } else {
+                    unplace(old, at: index)
+                    rows[index] = row
+                    place(row, at: index)
+                }
             case .append(let row):
                 rows.append(row)
                 place(row, at: rows.count - 1)

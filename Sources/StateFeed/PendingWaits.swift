@@ -26,7 +26,8 @@ public struct RequestWait: Sendable, Equatable {
 ///   now, and a usage plan or the recent-use rule moves with the clock);
 /// - those whose `earliestBeginDate` passed since the last update (a queue by date);
 /// - all of them when the conditions, the settings or the manifests changed, when every file was
-///   read again, or when the clock went back.
+///   read again, or when the clock went back (only a change of conditions keeps what is known of
+///   the requests' dates and apps).
 ///
 /// Only the launch turn looks across requests (coalescing, the launch limit), and only for
 /// requests nothing else holds: while there are such requests, the turn is worked out over them
@@ -73,14 +74,16 @@ public final class PendingWaits {
             weeks[app] = week
             return week
         }
-        func ask(_ key: TaskKey) {
+        // `queue`: put the request's date in the queue; needless when its file was not read
+        // again and its date did not come out of the queue (the date in the queue still holds).
+        func ask(_ key: TaskKey, queue: Bool = true) {
             guard let pending = request(key) else {
                 forget(key)
                 if waits.removeValue(forKey: key) != nil { answer.insert(key) }
                 return
             }
             let blockers = next.blockers(for: pending, at: now)
-            remember(pending, blockers: blockers)
+            remember(pending, blockers: blockers, queue: queue)
             let wait = RequestWait(blockers: blockers,
                                    plan: blockers.contains(where: \.isUsagePlan) ? next.usagePlan(for: pending, at: now) : nil,
                                    usageWeek: pending.kind == .appRefresh ? week(pending.app) : nil)
@@ -91,7 +94,6 @@ public final class PendingWaits {
         }
 
         let everything = changed == nil || configurationChanged || previous == nil || lastNow.map { now < $0 } ?? true
-            || previous?.conditions.effective != next.conditions.effective
         if everything {
             let keys = allKeys()
             let present = Set(keys)
@@ -108,18 +110,25 @@ public final class PendingWaits {
             // A request read again may read differently with the same wait.
             answer.formUnion(changed ?? present)
         } else if let previous, let changed, let lastNow {
-            var asked = changed
-            var apps = Set<Identifier>()
-            for id in Set(previous.apps.keys).union(next.apps.keys) where previous.apps[id] != next.apps[id] { apps.insert(id) }
-            for (id, record) in next.apps {
-                if let until = record.throttledUntil, until > lastNow, until <= now { apps.insert(id) }
+            var due = Set<TaskKey>()
+            while let key = dates.popFirst(notAfter: now) { due.insert(key) }
+            if previous.conditions.effective != next.conditions.effective {
+                // Every request, each as it is known: the conditions change no date, no app, no task.
+                for key in Array(ownBlockers.keys) where !changed.contains(key) { ask(key, queue: due.contains(key)) }
+                for key in changed { ask(key) }
+            } else {
+                var asked = changed.union(due)
+                var apps = Set<Identifier>()
+                for id in Set(previous.apps.keys).union(next.apps.keys) where previous.apps[id] != next.apps[id] { apps.insert(id) }
+                for (id, record) in next.apps {
+                    if let until = record.throttledUntil, until > lastNow, until <= now { apps.insert(id) }
+                }
+                apps.formUnion(previous.usage.keys)
+                apps.formUnion(next.usage.keys)
+                for app in apps { asked.formUnion(keysByApp[app] ?? []) }
+                for key in Set(previous.tasks.keys).symmetricDifference(next.tasks.keys) where ownBlockers[key] != nil { asked.insert(key) }
+                for key in asked { ask(key, queue: changed.contains(key) || due.contains(key)) }
             }
-            apps.formUnion(previous.usage.keys)
-            apps.formUnion(next.usage.keys)
-            for app in apps { asked.formUnion(keysByApp[app] ?? []) }
-            for key in Set(previous.tasks.keys).symmetricDifference(next.tasks.keys) where ownBlockers[key] != nil { asked.insert(key) }
-            while let due = dates.popFirst(notAfter: now) { asked.insert(due) }
-            for key in asked { ask(key) }
             answer.formUnion(changed)
         }
         decideTurn(records: records, request: request, settings: settings, catalog: catalog, now: now, week: week, answer: &answer)
@@ -150,13 +159,13 @@ public final class PendingWaits {
         }
     }
 
-    private func remember(_ request: PendingRequest, blockers: [Blocker]) {
+    private func remember(_ request: PendingRequest, blockers: [Blocker], queue: Bool) {
         let key = request.key
         ownBlockers[key] = blockers
         keysByApp[key.app, default: []].insert(key)
         if blockers.isEmpty { free.insert(key) } else { free.remove(key) }
         if blockers == [.earliestBeginDate], let date = request.earliestBeginDate { dateOnly[key] = date } else { dateOnly[key] = nil }
-        if blockers.contains(.earliestBeginDate), let date = request.earliestBeginDate { dates.insert(date, key) }
+        if queue, blockers.contains(.earliestBeginDate), let date = request.earliestBeginDate { dates.insert(date, key) }
     }
 
     private func forget(_ key: TaskKey) {

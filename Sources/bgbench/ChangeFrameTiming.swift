@@ -15,8 +15,19 @@ import Glibc
 /// the file, the waits and rows it touches (``LivePendingRows``), the rest of the snapshot
 /// (``DashboardSnapshot/fill(records:state:events:history:catalog:schedulerPID:now:)``) and a
 /// full render at 160×48 of the pending panel sorted by its first column.
+///
+/// Then the same for a change of conditions (`conditions.json`, mains power coming and going),
+/// which changes the blockers of every request that needs power (a fifth of them): every
+/// request's wait is asked again, and only the rows that read differently are edited.
 enum ChangeFrameTiming {
-    static func measure(pending count: Int, changes: Int, root: String) throws -> Samples {
+    struct Result {
+        /// One request's file per change.
+        var requests: Samples
+        /// `conditions.json` per change.
+        var conditions: Samples
+    }
+
+    static func measure(pending count: Int, changes: Int, conditionChanges: Int, root: String) throws -> Result {
         let paths = StatePaths(root: root)
         try StateDirectoryCheck.prepare(root)
         for directory in paths.directories { try StateFiles.ensureDirectory(directory) }
@@ -90,6 +101,20 @@ enum ChangeFrameTiming {
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)
             precondition(grid.size == size && snapshot.pending.count == count + added.count)
         }
-        return Samples(samples)
+        var conditionSamples: [Double] = []
+        for change in 0..<conditionChanges {
+            let now = Date()
+            let record = ConditionsRecord(probed: Conditions(externalPower: change % 2 == 0), probedAt: now)
+            try StateFiles.write(try JSONFormat.encode(record), to: paths.conditions, durable: false)
+            let begin = DispatchTime.now().uptimeNanoseconds
+            var report = StateChangeSet()
+            report.add(directory: root, name: "conditions.json", mask: UInt32(IN_CLOSE_WRITE), paths: paths, configApps: root + "/config/apps")
+            mirror.apply(report)
+            refresh(at: now)
+            let grid = DashboardView.render(snapshot, state: dashboard, size: size, theme: .builtInDefault, glyphs: .unicode)
+            conditionSamples.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)
+            precondition(grid.size == size)
+        }
+        return Result(requests: Samples(samples), conditions: Samples(conditionSamples))
     }
 }
