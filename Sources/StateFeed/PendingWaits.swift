@@ -83,7 +83,8 @@ public final class PendingWaits {
                 return
             }
             let blockers = next.blockers(for: pending, at: now)
-            remember(pending, blockers: blockers, queue: queue)
+            // Known and held as before: the indexes hold it already.
+            if queue || ownBlockers[key] != blockers { remember(pending, blockers: blockers, queue: queue) }
             let wait = RequestWait(blockers: blockers,
                                    plan: blockers.contains(where: \.isUsagePlan) ? next.usagePlan(for: pending, at: now) : nil,
                                    usageWeek: pending.kind == .appRefresh ? week(pending.app) : nil)
@@ -114,7 +115,9 @@ public final class PendingWaits {
             while let key = dates.popFirst(notAfter: now) { due.insert(key) }
             if previous.conditions.effective != next.conditions.effective {
                 // Every request, each as it is known: the conditions change no date, no app, no task.
-                for key in Array(ownBlockers.keys) where !changed.contains(key) { ask(key, queue: due.contains(key)) }
+                for key in Array(ownBlockers.keys) where changed.isEmpty || !changed.contains(key) {
+                    ask(key, queue: !due.isEmpty && due.contains(key))
+                }
                 for key in changed { ask(key) }
             } else {
                 var asked = changed.union(due)
