@@ -80,6 +80,9 @@ let package = Package(
         // The state directory followed live (a mirror kept current by inotify, the event log's
         // tail) and `bgctl watch --json`'s lines: shared by bgtop and bgctl.
         .target(name: "StateFeed", dependencies: ["TaskState", "SchedulerCore"]),
+        // The dashboard's snapshot kept current from the state feed, change by change: bgtop's,
+        // and bgbench's measure of it.
+        .target(name: "DashboardFeed", dependencies: ["Dashboard", "StateFeed", "SchedulerCore", "TaskState"]),
         // ncursesw, wide characters on; the shim header wraps what Swift cannot import. No pkgConfig:
         // its cflags (-D_XOPEN_SOURCE=600) are flags SwiftPM refuses, and the header is on the
         // default include path.
@@ -95,7 +98,7 @@ let package = Package(
                 // Stormy is listed so that `swift run bgtop --demo` builds the example app it runs:
                 // SwiftPM has no build-only dependency between executables (plugins cannot build
                 // a product for `swift run`), so this is the one way; nothing imports Stormy.
-                "Dashboard", "CursesTerminal", "CNcurses", "StateFeed", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
+                "Dashboard", "DashboardFeed", "CursesTerminal", "CNcurses", "StateFeed", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
                 "LoopbackServer", "Stormy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -126,7 +129,7 @@ let package = Package(
                 // bgtaskd, bgctl and bgtop are listed so that `swift run bgbench` builds the programs
                 // it drives (no build-only dependency exists in SwiftPM; see bgtop above); none is imported.
                 // TestSupport: the loopback sshd of the bgtop --host row.
-                "SchedulerCore", "TaskState", "Dashboard", "CLinuxSupport", "LoopbackServer", "TortureCampaign", "TestSupport", "bgtaskd", "bgctl", "bgtop",
+                "SchedulerCore", "TaskState", "Dashboard", "DashboardFeed", "StateFeed", "CLinuxSupport", "LoopbackServer", "TortureCampaign", "TestSupport", "bgtaskd", "bgctl", "bgtop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -163,7 +166,7 @@ let package = Package(
         .testTarget(name: "TaskStateTests", dependencies: ["TaskState"]),
         .testTarget(name: "StateFeedTests", dependencies: ["StateFeed", "SchedulerCore", "TaskState"]),
         // Golden screens are read through #filePath, not bundled.
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "StateFeed", "TaskState"], exclude: ["Golden"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard", "DashboardFeed", "StateFeed", "SchedulerCore", "TaskState"], exclude: ["Golden"]),
         .testTarget(name: "SchedulerCoreTests", dependencies: ["SchedulerCore", "TaskState"]),
         .testTarget(name: "SchedulerRuntimeTests", dependencies: ["SchedulerRuntime", "SchedulerCore", "TaskState", "TestSupport"]),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"]),

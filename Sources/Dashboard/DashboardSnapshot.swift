@@ -60,23 +60,32 @@ public struct DashboardSnapshot: Sendable {
     public var schedulerPID: Int32?
     public var heartbeat: DaemonHeartbeat?
     public var conditions: ConditionsRecord?
-    public var pending: [PendingRow] { didSet { rowCache = RowCache() } }
+    public var pending: [PendingRow] {
+        get { pendingRows }
+        set {
+            pendingRows = newValue
+            rowCache = RowCache()
+        }
+    }
+    /// `pending`'s storage: ``editPending(_:)`` changes it without dropping the sorted rows.
+    var pendingRows: [PendingRow]
     public var tasks: [LaunchedTask] {
         didSet {
-            rowCache = RowCache()
+            rowCache = rowCache.dropping(.running)
             launchResources = RunningResources(resources, tasks: tasks)
         }
     }
-    public var transfers: [TransferRecord] { didSet { rowCache = RowCache() } }
+    public var transfers: [TransferRecord] { didSet { rowCache = rowCache.dropping(.transfers) } }
     /// Why each waiting transfer has not started (the scheduler's own policy, like `blockers`).
     public var transferBlockers: [TaskKey: [TransferBlocker]]
     /// Recent events, oldest first.
-    public var events: [Event] { didSet { rowCache = RowCache() } }
+    public var events: [Event] { didSet { rowCache = rowCache.dropping(.events) } }
     /// Every app known from a manifest, a manifest file or the scheduler's records.
-    public var apps: [AppRow] { didSet { rowCache = RowCache() } }
+    public var apps: [AppRow] { didSet { rowCache = rowCache.dropping(.apps) } }
     /// Filtered, sorted rows already worked out for this data: a frame asks for them several
     /// times, and with 100 000 requests sorting once per change (not per frame) is what keeps
-    /// scrolling smooth. Replaced whenever the data changes.
+    /// scrolling smooth. A panel's rows are dropped whenever its data changes, and the pending
+    /// rows moved one by one by ``editPending(_:)``.
     var rowCache = RowCache()
     /// One line about what is wrong with the state directory, if anything.
     public var problem: String?
@@ -88,7 +97,7 @@ public struct DashboardSnapshot: Sendable {
     /// The resource monitor's last sample (`resources.json`): the running panel's CPU% and MEM.
     public var resources: ResourceReport? {
         didSet {
-            rowCache = RowCache()
+            rowCache = rowCache.dropping(.running)
             launchResources = RunningResources(resources, tasks: tasks)
         }
     }
@@ -104,7 +113,7 @@ public struct DashboardSnapshot: Sendable {
         self.schedulerPID = schedulerPID
         self.heartbeat = heartbeat
         self.conditions = conditions
-        self.pending = pending
+        pendingRows = pending
         self.tasks = tasks
         self.transfers = transfers
         self.transferBlockers = transferBlockers

@@ -51,23 +51,9 @@ extension DashboardSnapshot {
         var ids: [Int: String] = [:]
         switch panel {
         case .pending:
-            indices = pending.indices.filter { index in
-                let request = pending[index].request
-                return matches(request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
-                               pending[index].blockers.map(\.rawValue).joined(separator: " "),
-                               pending[index].pushBlockers.map(\.rawValue).joined(separator: " "),
-                               pending[index].waitingLabels.joined(separator: ", "))
-            }
-            indices.sort { a, b in
-                let x = pending[a].request, y = pending[b].request
-                switch column {
-                case 1: return (x.app, x.identifier) < (y.app, y.identifier)
-                case 2: return (x.identifier, x.app) < (y.identifier, y.app)
-                case 3: return (x.kind, x.app, x.identifier) < (y.kind, y.app, y.identifier)
-                case 4: return (x.submittedAt, x.app, x.identifier) < (y.submittedAt, y.app, y.identifier)
-                default: return (x.readyDate, x.app, x.identifier) < (y.readyDate, y.app, y.identifier)
-                }
-            }
+            let rows = pending
+            indices = rows.indices.filter { PendingOrder.matches(rows[$0], needle: needle) }
+            indices.sort { PendingOrder.precedes(rows[$0], rows[$1], column: column) }
             for index in indices { ids[index] = Self.rowID(pending[index].request.key) }
         case .running:
             indices = tasks.indices.filter { index in
@@ -169,5 +155,23 @@ final class RowCache: Sendable {
         var reversed: Bool
     }
 
-    let storage = Mutex<[Key: PanelRows]>([:])
+    let storage: Mutex<[Key: PanelRows]>
+
+    init(_ entries: [Key: PanelRows] = [:]) {
+        storage = Mutex(entries)
+    }
+
+    /// A cache holding this one's entries but those of `panel`, which leave this one.
+    func dropping(_ panel: Panel) -> RowCache {
+        RowCache(takeAll().filter { $0.key.panel != panel })
+    }
+
+    /// Every entry, leaving this cache empty: the rows move to a new snapshot's cache without a
+    /// copy, and a snapshot still holding this one works its rows out again if asked.
+    func takeAll() -> [Key: PanelRows] {
+        storage.withLock { entries in
+            defer { entries = [:] }
+            return entries
+        }
+    }
 }

@@ -16,14 +16,54 @@ public final class StateMirror {
     private var apps: [Identifier: AppRecord] = [:]
     private var pushes: [TaskKey: HeldPush] = [:]
     private var usage: [Identifier: UsageHistory] = [:]
-    public private(set) var snapshot = StateSnapshot()
+    /// Every record as last read; its `requests` are gathered from `requests` only when asked
+    /// (``snapshot``), since with 100 000 of them that costs more than the change that was read.
+    private var gathered = StateSnapshot()
+    private var requestsGathered = true
+    /// The requests read since ``takeRequestChanges()``; nil once every file was read again.
+    private var requestChanges: Set<TaskKey>? = []
+    private let tracksRequestChanges: Bool
     private let eventTail: EventTail
 
-    /// - Parameter history: the timeline's history to keep from the event log (see ``EventTail``).
-    public init(paths: StatePaths, history: RunHistory? = nil) {
+    /// - Parameters:
+    ///   - history: the timeline's history to keep from the event log (see ``EventTail``).
+    ///   - tracksRequestChanges: keep the keys of the requests read (``takeRequestChanges()``),
+    ///     for a reader that follows requests one by one (``PendingWaits``).
+    public init(paths: StatePaths, history: RunHistory? = nil, tracksRequestChanges: Bool = false) {
         self.paths = paths
+        self.tracksRequestChanges = tracksRequestChanges
         eventTail = EventTail(paths: paths, limit: Self.eventLimit, history: history)
         reloadAll()
+    }
+
+    /// Every record as last read.
+    public var snapshot: StateSnapshot {
+        if !requestsGathered {
+            gathered.requests = Array(requests.values)
+            requestsGathered = true
+        }
+        return gathered
+    }
+
+    /// Every record as last read but the pending requests (``request(_:)`` looks them up one by one).
+    public var snapshotExceptRequests: StateSnapshot {
+        var snapshot = gathered
+        snapshot.requests = []
+        return snapshot
+    }
+
+    /// The pending request `key` as last read.
+    public func request(_ key: TaskKey) -> PendingRequest? { requests[key] }
+
+    /// Every pending request's key.
+    public var requestKeys: Dictionary<TaskKey, PendingRequest>.Keys { requests.keys }
+
+    /// The keys of the requests read (changed, added or gone) since the last call, or nil when
+    /// every file was read again since (or changes are not tracked): then any request may have changed.
+    public func takeRequestChanges() -> Set<TaskKey>? {
+        guard tracksRequestChanges else { return nil }
+        defer { requestChanges = [] }
+        return requestChanges
     }
 
     /// The most recent events, oldest first.
@@ -45,7 +85,9 @@ public final class StateMirror {
         apps = Dictionary(loaded.apps.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         pushes = Dictionary(loaded.pushes.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         usage = Dictionary(loaded.usage.map { ($0.app, $0) }, uniquingKeysWith: { a, _ in a })
-        snapshot = loaded
+        gathered = loaded
+        requestsGathered = true
+        requestChanges = nil
         eventTail.update()
     }
 
@@ -56,12 +98,12 @@ public final class StateMirror {
             return
         }
         if changes.eventLog { eventTail.update() }
-        var unreadable = Dictionary(snapshot.unreadable.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-        if changes.heartbeat { snapshot.heartbeat = read(paths.heartbeat, as: DaemonHeartbeat.self, into: &unreadable) }
-        if changes.conditions { snapshot.conditions = read(paths.conditions, as: ConditionsRecord.self, into: &unreadable) }
-        if changes.resources { snapshot.resources = read(paths.resources, as: ResourceReport.self, into: &unreadable) }
+        var unreadable = Dictionary(gathered.unreadable.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        if changes.heartbeat { gathered.heartbeat = read(paths.heartbeat, as: DaemonHeartbeat.self, into: &unreadable) }
+        if changes.conditions { gathered.conditions = read(paths.conditions, as: ConditionsRecord.self, into: &unreadable) }
+        if changes.resources { gathered.resources = read(paths.resources, as: ResourceReport.self, into: &unreadable) }
         guard !changes.records.isEmpty || !changes.folders.isEmpty else {
-            snapshot.unreadable = Array(unreadable.values)
+            gathered.unreadable = Array(unreadable.values)
             return
         }
         var changedRequests = false, changedTasks = false, changedTransfers = false, changedApps = false, changedPushes = false
@@ -71,6 +113,7 @@ public final class StateMirror {
         for folder in changes.folders {
             switch folder {
             case .requests(let app):
+                for key in requests.keys where key.app == app { requestChanges?.insert(key) }
                 requests = requests.filter { $0.key.app != app }
                 for id in recordNames(in: "\(paths.requests)/\(app)", into: &unreadable) {
                     records.insert(.request(TaskKey(app: app, identifier: id)))
@@ -100,6 +143,7 @@ public final class StateMirror {
             switch record {
             case .request(let key):
                 requests[key] = read(paths.request(key), as: PendingRequest.self, names: key.description, into: &unreadable) { $0.key.description }
+                requestChanges?.insert(key)
                 changedRequests = true
             case .task(let key):
                 tasks[key] = read(paths.task(key), as: LaunchedTask.self, names: key.description, into: &unreadable) { $0.key.description }
@@ -121,13 +165,13 @@ public final class StateMirror {
             }
         }
         // Only the kinds that changed are gathered again.
-        if changedRequests { snapshot.requests = Array(requests.values) }
-        if changedTasks { snapshot.tasks = Array(tasks.values) }
-        if changedTransfers { snapshot.transfers = Array(transfers.values) }
-        if changedApps { snapshot.apps = Array(apps.values) }
-        if changedPushes { snapshot.pushes = Array(pushes.values) }
-        if changedUsage { snapshot.usage = Array(usage.values) }
-        snapshot.unreadable = Array(unreadable.values)
+        if changedRequests { requestsGathered = false }
+        if changedTasks { gathered.tasks = Array(tasks.values) }
+        if changedTransfers { gathered.transfers = Array(transfers.values) }
+        if changedApps { gathered.apps = Array(apps.values) }
+        if changedPushes { gathered.pushes = Array(pushes.values) }
+        if changedUsage { gathered.usage = Array(usage.values) }
+        gathered.unreadable = Array(unreadable.values)
     }
 
     /// The identifiers of the `<identifier>.json` records in a per-app folder (none when it is gone).

@@ -6,7 +6,7 @@ import TaskState
 import TestSupport
 
 /// `bgbench dashboard`: the dashboard's costs. Frame time at 160×48 for 10, 10 000 and 100 000
-/// pending requests; the time to load a 10 000-request state directory; the log overlay's open
+/// pending requests, and of the first frame after one change at each size; the time to load a 10 000-request state directory; the log overlay's open
 /// time on a 1 GiB log beside `tail`; wake-ups of an idle `bgtop` over 30 s beside an idle `htop`
 /// in the same run; the timeline's frame time over 10 000 events beside the main screen's over
 /// the same events.
@@ -20,6 +20,12 @@ struct DashboardBench: ParsableCommand {
 
     @Option(help: "Frames measured per row (each a key press and a full render).")
     var frames = 200
+
+    @Option(help: "Changes measured per row of the first frame after one change.")
+    var changes = 60
+
+    @Option(help: "Changes of conditions measured per row of the first frame after one change.")
+    var conditionChanges = 10
 
     @Option(help: "Requests in the state directory for the load-time row.")
     var loadRequests = 10_000
@@ -69,6 +75,31 @@ struct DashboardBench: ParsableCommand {
         Console.table(rows)
         if let small = pending.min().flatMap({ p50s[$0] }), let large = pending.max().flatMap({ p50s[$0] }), small > 0 {
             Console.line("   ratio p50(\(pending.max()!)) / p50(\(pending.min()!)): \(String(format: "%.2f", large / small))")
+        }
+
+        Console.line()
+        Console.line("   First frame after one change, per change: a request's file rewritten with a new date, added or")
+        Console.line("   removed (in turn), its report read by the state mirror, the waits and sorted rows it touches")
+        Console.line("   updated, the rest of the snapshot, and a full render at 160x48 (all in process; budget 16 ms);")
+        Console.line("   then a change of conditions (mains power coming and going: a fifth of the rows read differently).")
+        var changeRows: [[String]] = [["pending", "change", "p50 ms", "p99 ms", "changes"]]
+        var changeP50s: [Int: Double] = [:], changeP99s: [Int: Double] = [:]
+        for count in pending {
+            let folder = root + "/change-\(count)"
+            let result = try ChangeFrameTiming.measure(pending: count, changes: changes, conditionChanges: conditionChanges, root: folder)
+            try? FileManager.default.removeItem(atPath: folder)
+            changeP50s[count] = result.requests.p50
+            changeP99s[count] = result.requests.p99
+            changeRows.append(["\(count)", "one request", Format.milliseconds(result.requests.p50), Format.milliseconds(result.requests.p99),
+                               "\(result.requests.count)"])
+            changeRows.append(["\(count)", "conditions", Format.milliseconds(result.conditions.p50), Format.milliseconds(result.conditions.p99),
+                               "\(result.conditions.count)"])
+        }
+        Console.table(changeRows)
+        if let smallest = pending.min(), let largest = pending.max(), let small = changeP50s[smallest], let large = changeP50s[largest],
+           let worst = changeP99s[largest], small > 0 {
+            Console.line("   ratio p50(\(largest)) / p50(\(smallest)): \(String(format: "%.2f", large / small)); "
+                         + "p99 at \(largest): \(Format.milliseconds(worst)) ms, \(worst <= 0.016 ? "within" : "over") the 16 ms budget")
         }
 
         Console.line()

@@ -95,6 +95,9 @@ final class DashboardLoop {
                 return nil
             })
             if source.service(ready: readyState) {
+                // The old snapshot is let go first, so that the source's own copy is the only
+                // one and its 100 000 rows change in place rather than being copied.
+                snapshot = DashboardSnapshot(now: snapshot.now, stateDirectory: snapshot.stateDirectory)
                 snapshot = source.snapshot(now: Date())
                 redraw = true
                 stateRead?(snapshot)

@@ -1,5 +1,6 @@
 import CLinuxSupport
 import Dashboard
+import DashboardFeed
 import Foundation
 import StateFeed
 import TaskState
@@ -17,6 +18,11 @@ final class LocalStateSource: DashboardSource {
     private let watch: StateWatch
     private let dispatch: CommandDispatch
     private var current: DashboardSnapshot
+    /// `current`'s pending rows, kept current change by change.
+    private var pendingRows = LivePendingRows()
+    /// Read since `current` was brought up to date: it is, when next asked for.
+    private var stale = false
+    private var configurationChanged = false
     /// A pidfd on the scheduler shown as up: its exit is a kernel event, so a scheduler that dies
     /// (even by SIGKILL, leaving its files untouched) is shown as down at once.
     private var scheduler: (pid: Int32, descriptor: Int32)?
@@ -35,8 +41,9 @@ final class LocalStateSource: DashboardSource {
         dispatch = try CommandDispatch(paths: reader.paths)
         logReads = try LogReads(paths: reader.paths)
         logWatch = LogWatch(paths: reader.paths)
-        mirror = StateMirror(paths: reader.paths, history: RunHistory(throttleDelay: reader.throttleDelay))
-        current = reader.build(from: mirror.snapshot, events: mirror.events, history: mirror.history)
+        mirror = StateMirror(paths: reader.paths, history: RunHistory(throttleDelay: reader.throttleDelay), tracksRequestChanges: true)
+        current = DashboardSnapshot(now: Date(), stateDirectory: reader.paths.root)
+        reader.refresh(&current, pending: &pendingRows, mirror: mirror, configurationChanged: true)
         watchScheduler()
     }
 
@@ -62,15 +69,19 @@ final class LocalStateSource: DashboardSource {
         if ready.contains(4), logWatch.drain() { logChanged = true }
         let reload = pacing.isDue(at: MonotonicClock.now())
         if reload {
-            if pending.configuration { reader.reloadConfiguration() }
+            if pending.configuration {
+                reader.reloadConfiguration()
+                configurationChanged = true
+            }
             mirror.apply(pending)
             pending = StateChangeSet()
         }
         // A scheduler that exited is shown at once: nothing to read but the lock.
         let rebuild = reload || ready.contains(2)
         if rebuild {
-            current = reader.build(from: mirror.snapshot, events: mirror.events, history: mirror.history)
-            watchScheduler()
+            // Brought up to date when asked for (at once, by the loop, which first lets go of
+            // its copy: the rows then change in place rather than being copied whole).
+            stale = true
         }
         // Counted from the end of the reload: however long one takes, the next waits a full interval.
         if reload { pacing.reloaded(at: MonotonicClock.now()) }
@@ -80,6 +91,7 @@ final class LocalStateSource: DashboardSource {
     func pollTimeout() -> Int32 { pacing.pollTimeout(at: MonotonicClock.now()) }
 
     func snapshot(now: Date) -> DashboardSnapshot {
+        if stale { refresh() }
         var snapshot = current
         snapshot.now = now
         return snapshot
@@ -109,6 +121,13 @@ final class LocalStateSource: DashboardSource {
     }
 
     func close() {}
+
+    private func refresh() {
+        reader.refresh(&current, pending: &pendingRows, mirror: mirror, configurationChanged: configurationChanged)
+        stale = false
+        configurationChanged = false
+        watchScheduler()
+    }
 
     /// Follows the scheduler pid of the current snapshot with a pidfd.
     private func watchScheduler() {

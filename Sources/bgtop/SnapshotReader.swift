@@ -1,4 +1,5 @@
 import Dashboard
+import DashboardFeed
 import Foundation
 import SchedulerCore
 import StateFeed
@@ -56,7 +57,6 @@ struct SnapshotReader {
     static func build(_ snapshot: StateSnapshot, events: [Event], history: RunHistory? = nil, settings: SchedulerSettings,
                       catalog: ManifestCatalog, stateDirectory: String, schedulerPID: Int32?, directoryProblem: String?,
                       now: Date) -> DashboardSnapshot {
-        var problem: String?
         if let directoryProblem {
             return DashboardSnapshot(now: now, stateDirectory: stateDirectory, problem: directoryProblem)
         }
@@ -74,24 +74,25 @@ struct SnapshotReader {
         } + snapshot.pushes.map { push in
             DashboardSnapshot.PendingRow(push: push, blockers: state.pushBlockers(for: push, at: now))
         }
-        var transferBlockers: [TaskKey: [TransferBlocker]] = [:]
-        for transfer in snapshot.transfers where transfer.state == .waiting {
-            let blockers = state.transferBlockers(for: transfer, at: now)
-            if !blockers.isEmpty { transferBlockers[transfer.key] = blockers }
-        }
-        if let first = snapshot.unreadable.first {
-            let more = snapshot.unreadable.count > 1 ? " and \(snapshot.unreadable.count - 1) more" : ""
-            problem = "unreadable state file \(first.path)\(more): \(first.reason)"
-        } else if schedulerPID == nil {
-            problem = "bgtaskd is not running for \(stateDirectory): showing the last recorded state"
-        }
-        var built = DashboardSnapshot(
-            now: now, stateDirectory: stateDirectory, schedulerPID: schedulerPID, heartbeat: snapshot.heartbeat,
-            conditions: snapshot.conditions, pending: pending, tasks: snapshot.tasks, transfers: snapshot.transfers,
-            transferBlockers: transferBlockers, events: events,
-            apps: AppRows.build(state: state, records: snapshot.apps, catalog: catalog, now: now), problem: problem)
-        built.resources = snapshot.resources
-        if let history { built.history = history }
+        var built = DashboardSnapshot(now: now, stateDirectory: stateDirectory, pending: pending)
+        built.fill(records: snapshot, state: state, events: events, history: history, catalog: catalog, schedulerPID: schedulerPID, now: now)
         return built
+    }
+
+    /// Brings `current` up to date with `mirror` at `now`: the pending rows change by change
+    /// (``LivePendingRows``), the rest (a few records) from the mirror's records.
+    /// `configurationChanged`: ``reloadConfiguration()`` ran since the last refresh.
+    func refresh(_ current: inout DashboardSnapshot, pending: inout LivePendingRows, mirror: StateMirror,
+                 configurationChanged: Bool, now: Date = Date()) {
+        if let problem = DirectoryProblem.describe(paths.root) {
+            current = DashboardSnapshot(now: now, stateDirectory: paths.root, problem: problem)
+            pending = LivePendingRows()
+            return
+        }
+        let records = mirror.snapshotExceptRequests
+        let state = pending.update(&current, mirror: mirror, records: records, settings: settings, catalog: catalog,
+                                   configurationChanged: configurationChanged, now: now)
+        current.fill(records: records, state: state, events: mirror.events, history: mirror.history, catalog: catalog,
+                     schedulerPID: StateLock.holder(paths), now: now)
     }
 }

@@ -5,8 +5,9 @@ import TaskState
 
 /// The apps panel's rows: every app that has a manifest, a manifest file that could not be
 /// used, or a record in the state directory, with what the scheduler's own policy says of it.
-enum AppRows {
-    static func build(state: SchedulerState, records: [AppRecord], catalog: ManifestCatalog, now: Date) -> [DashboardSnapshot.AppRow] {
+public enum AppRows {
+    /// The rows of every app known at `now`.
+    public static func build(state: SchedulerState, records: [AppRecord], catalog: ManifestCatalog, now: Date) -> [DashboardSnapshot.AppRow] {
         var problems: [Identifier: [String]] = [:]
         for problem in catalog.problems where problem.file.hasSuffix(".json") {
             // A problem names its file; one whose name is an identifier belongs to that app.

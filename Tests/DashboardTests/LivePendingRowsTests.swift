@@ -1,0 +1,117 @@
+import Dashboard
+import DashboardFeed
+import Foundation
+import SchedulerCore
+import StateFeed
+import TaskState
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The pending panel kept current change by change (``LivePendingRows``, ``DashboardSnapshot/editPending(_:)``)
+/// against the snapshot built from scratch, as bgtop built it before: seeded random sequences of
+/// changes to real state files (requests, conditions, app records, tasks, pushes, usage, the
+/// clock, the settings and manifests), read through a ``StateMirror``, and after each change the
+/// rows of every sort column, order and a few filters compared with a full rebuild's.
+@Suite("Pending rows kept current change by change")
+struct LivePendingRowsTests {
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func randomChangesGiveTheRowsOfAFullRebuild(seed: UInt64) throws {
+        let world = try ChangingState(seed: seed)
+        var live = LivePendingRows()
+        var snapshot = DashboardSnapshot(now: world.now, stateDirectory: world.paths.root)
+        var touched = 0
+        var sawTurn = false
+        for step in 0..<220 {
+            // First a burst of due requests of four apps, more than the launch limit lets go.
+            let change = step == 0 ? try world.burst() : try world.step()
+            // A copy held across the change, as the dashboard's loop may hold one: it must still
+            // show its own rows, however the live snapshot's rows were moved.
+            let before = snapshot
+            let beforeRows = before.rows(.pending, state: Self.viewStates[0]).ids
+            world.mirror.apply(change.changes)
+            let state = live.update(&snapshot, mirror: world.mirror, records: world.mirror.snapshotExceptRequests,
+                                    settings: world.settings, catalog: world.catalog,
+                                    configurationChanged: change.configuration, now: world.now)
+            snapshot.now = world.now
+            let full = Self.fullRebuild(world.mirror.snapshot, settings: world.settings, catalog: world.catalog, now: world.now)
+            #expect(state.conditions.effective == SchedulerState(reading: world.mirror.snapshot, settings: world.settings,
+                                                                 catalog: world.catalog, now: world.now).conditions.effective)
+            #expect(snapshot.pending.count == full.pending.count, "seed \(seed) step \(step): \(change.name)")
+            for view in Self.viewStates {
+                let rows = snapshot.rows(.pending, state: view), expected = full.rows(.pending, state: view)
+                #expect(rows.ids == expected.ids, "seed \(seed) step \(step) (\(change.name)), filter '\(view.filter)' column \(view.sortColumn[.pending] ?? 0) reversed \(view.sortReversed[.pending] ?? false)")
+                let shown = rows.sourceIndices.map { snapshot.pending[$0] }, wanted = expected.sourceIndices.map { full.pending[$0] }
+                #expect(shown == wanted, "seed \(seed) step \(step) (\(change.name)): rows differ")
+                if shown != wanted { return }
+            }
+            #expect(before.rows(.pending, state: Self.viewStates[0]).ids == beforeRows, "a copy kept from before the change changed")
+            touched += snapshot.pending.count
+            if full.pending.contains(where: { $0.blockers == [.coalescing] || $0.blockers == [.launchLimit] }) { sawTurn = true }
+        }
+        #expect(touched > 0, "the changes made rows")
+        #expect(world.kinds.isSuperset(of: ["request", "remove", "clock", "conditions", "app", "task", "push", "usage", "configuration"]),
+                "every kind of change was tried: \(world.kinds.sorted())")
+        #expect(sawTurn, "some rows were held by the launch turn (coalescing or the launch limit)")
+    }
+
+    @Test func aRequestThatReadsTheSameIsLeftWhereItIs() throws {
+        let world = try ChangingState(seed: 99)
+        var live = LivePendingRows()
+        var snapshot = DashboardSnapshot(now: world.now, stateDirectory: world.paths.root)
+        for _ in 0..<30 { world.mirror.apply(try world.addRequest().changes) }
+        _ = live.update(&snapshot, mirror: world.mirror, records: world.mirror.snapshotExceptRequests, settings: world.settings,
+                        catalog: world.catalog, configurationChanged: false, now: world.now)
+        let sorted = snapshot.rows(.pending, state: Self.viewStates[0])
+        let pending = snapshot.pending
+        // The same file written again: read again, found the same, no edit.
+        let key = world.mirror.snapshot.requests[0].key
+        world.mirror.apply(try world.rewrite(key).changes)
+        _ = live.update(&snapshot, mirror: world.mirror, records: world.mirror.snapshotExceptRequests, settings: world.settings,
+                        catalog: world.catalog, configurationChanged: false, now: world.now)
+        #expect(snapshot.pending == pending)
+        #expect(snapshot.rows(.pending, state: Self.viewStates[0]).sourceIndices == sorted.sourceIndices)
+    }
+
+    /// Every sort column in both orders without a filter, and filters on a blocker, an app and a
+    /// turn's hold.
+    static let viewStates: [DashboardState] = {
+        var states: [DashboardState] = []
+        for column in 0..<5 {
+            for reversed in [false, true] {
+                var state = DashboardState()
+                state.sortColumn[.pending] = column
+                state.sortReversed[.pending] = reversed
+                states.append(state)
+            }
+        }
+        for filter in ["power", "a2", "coalescing", "queued", "refresh"] {
+            var state = DashboardState()
+            state.filter = filter
+            state.sortColumn[.pending] = filter.count % 5
+            states.append(state)
+        }
+        return states
+    }()
+
+    /// The pending rows as bgtop built them for every change before they were kept current: the
+    /// whole launch turn over every request.
+    static func fullRebuild(_ records: StateSnapshot, settings: SchedulerSettings, catalog: ManifestCatalog, now: Date) -> DashboardSnapshot {
+        let state = SchedulerState(reading: records, settings: settings, catalog: catalog, now: now)
+        let turn = state.launchTurn(at: now)
+        let pending = records.requests.map { request in
+            let blockers = turn.blockers[request.key] ?? state.blockers(for: request, at: now)
+            let plan = blockers.contains(where: \.isUsagePlan) ? state.usagePlan(for: request, at: now) : nil
+            let model = request.kind == .appRefresh ? state.usageModels[request.app] : nil
+            var row = DashboardSnapshot.PendingRow(request: request, blockers: blockers, plannedLaunch: plan?.launchAt,
+                                                   predictedUse: plan?.predictedUse?.date,
+                                                   usageWeek: model.map { model in (0..<UsageModel.hoursPerWeek).map(model.likelihood(hourOfWeek:)) })
+            if blockers.contains(.coalescing) { row.coalescingEnds = turn.coalescingEnds }
+            return row
+        } + records.pushes.map { push in
+            DashboardSnapshot.PendingRow(push: push, blockers: state.pushBlockers(for: push, at: now))
+        }
+        return DashboardSnapshot(now: now, stateDirectory: "/full", pending: pending)
+    }
+}
