@@ -20,6 +20,7 @@ extension DashboardSnapshot {
     public mutating func editPending(_ edits: [PendingRowEdit]) {
         guard !edits.isEmpty else { return }
         var carried = rowCache.takeAll()
+        let lastPending = rowCache.lastPending.withLock { $0 }
         // Taken out of the snapshot so that, unless a copy of the snapshot shares them, both are
         // changed in place rather than copied.
         var rows = pendingRows
@@ -27,7 +28,7 @@ extension DashboardSnapshot {
         var sorted: [(key: RowCache.Key, rows: PanelRows, needle: String)] = []
         for (key, entry) in carried where key.panel == .pending {
             carried[key] = nil
-            sorted.append((key, entry, key.filter.lowercased()))
+            if key == lastPending { sorted.append((key, entry, key.filter.lowercased())) }
         }
         // An entry that does not hold a row where it should (which a correct edit never causes)
         // is dropped and worked out again in full when asked.
@@ -95,6 +96,6 @@ extension DashboardSnapshot {
         }
         pendingRows = rows
         for (slot, entry) in sorted.enumerated() where !broken.contains(slot) { carried[entry.key] = entry.rows }
-        rowCache = RowCache(carried)
+        rowCache = RowCache(carried, lastPending: lastPending)
     }
 }

@@ -34,10 +34,16 @@ extension DashboardSnapshot {
     public func rows(_ panel: Panel, state: DashboardState) -> PanelRows {
         let key = RowCache.Key(panel: panel, filter: state.filter, column: state.sortColumn[panel] ?? 0,
                                reversed: state.sortReversed[panel] ?? false)
+        if panel == .pending { rowCache.lastPending.withLock { $0 = key } }
         if let cached = rowCache.storage.withLock({ $0[key] }) { return cached }
         let rows = computeRows(panel, state: state)
         rowCache.storage.withLock { $0[key] = rows }
         return rows
+    }
+
+    /// The filters of the pending views whose rows are held, sorted: what a change carries.
+    public var cachedPendingViews: [String] {
+        rowCache.storage.withLock { $0.keys.filter { $0.panel == .pending }.map(\.filter) }.sorted()
     }
 
     private func computeRows(_ panel: Panel, state: DashboardState) -> PanelRows {
@@ -156,14 +162,19 @@ final class RowCache: Sendable {
     }
 
     let storage: Mutex<[Key: PanelRows]>
+    /// The pending rows last asked for: the one view of them kept current change by change
+    /// (``DashboardSnapshot/editPending(_:)``); others, a filter typed letter by letter say, are
+    /// dropped at the next change rather than carried and edited for the rest of the session.
+    let lastPending: Mutex<Key?>
 
-    init(_ entries: [Key: PanelRows] = [:]) {
+    init(_ entries: [Key: PanelRows] = [:], lastPending: Key? = nil) {
         storage = Mutex(entries)
+        self.lastPending = Mutex(lastPending)
     }
 
     /// A cache holding this one's entries but those of `panel`, which leave this one.
     func dropping(_ panel: Panel) -> RowCache {
-        RowCache(takeAll().filter { $0.key.panel != panel })
+        RowCache(takeAll().filter { $0.key.panel != panel }, lastPending: lastPending.withLock { $0 })
     }
 
     /// Every entry, leaving this cache empty: the rows move to a new snapshot's cache without a

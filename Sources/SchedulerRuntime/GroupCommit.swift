@@ -136,7 +136,7 @@ struct GroupCommit {
         let contents = try journal.contents()
         if contents.isEmpty { return Recovery() }
         for data in contents.batches { try apply(try JSONFormat.decode(Batch.self, from: data)) }
-        try StateFiles.syncFileSystem(containing: paths.root)
+        try journal.syncFileSystem()
         try journal.clear()
         return Recovery(replayed: contents.batches.count, dropped: contents.torn)
     }

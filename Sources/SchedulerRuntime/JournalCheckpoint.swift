@@ -36,7 +36,7 @@ extension GroupCommit {
     /// Syncs the file system and empties the journal, if it holds anything.
     func checkpoint() throws {
         guard journal.size > 0 else { return }
-        try StateFiles.syncFileSystem(containing: paths.root)
+        try journal.syncFileSystem()
         try journal.clear()
     }
 

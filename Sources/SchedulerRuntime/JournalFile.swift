@@ -41,11 +41,32 @@ final class JournalFile {
         // Never blocks, never follows a link, refuses a FIFO or directory (the daemon sets such a
         // journal aside before it gets here; see ``StartupSetAside``).
         descriptor = try RegularFile.open(path, O_RDWR | O_CREAT)
-        if !existed { try StateFiles.syncDirectory(StateFiles.directoryName(of: path)) }
+        let folder = StateFiles.directoryName(of: path)
+        folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folderDescriptor >= 0 else {
+            let code = errno
+            close(descriptor)
+            throw .system(operation: "cannot open", path: folder, errno: code)
+        }
+        if !existed { try StateFiles.syncDirectory(folder) }
         size = max(0, Int(lseek(descriptor, 0, SEEK_END)))
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        close(folderDescriptor)
+    }
+
+    /// The state directory, held open from the start: its `syncfs` reports every write error of
+    /// the file system since it was opened, even one another descriptor's `syncfs` (the
+    /// write-behind thread's) has already seen. A descriptor opened for each sync would miss
+    /// those, and a checkpoint would then empty the journal over files that never reached the disk.
+    private let folderDescriptor: Int32
+
+    /// Syncs the file system the journal is on (see ``folderDescriptor``); throws on a write error.
+    func syncFileSystem() throws(StateError) {
+        guard bg_syncfs(folderDescriptor) == 0 else { throw .system(operation: "cannot sync file system of", path: path, errno: errno) }
+    }
 
     /// Reads and checks what is in the file.
     func contents() throws(StateError) -> Contents {
@@ -111,10 +132,11 @@ final class JournalFile {
     /// must never find old records after them (they would be replayed after newer ones).
     func clear() throws(StateError) {
         guard ftruncate(descriptor, 0) == 0 else { throw .system(operation: "cannot truncate", path: path, errno: errno) }
-        guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
+        // The file is empty from here on, synced or not: the next record goes at offset 0.
         size = 0
         batchCount = 0
         lastAppendAt = nil
+        guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
     }
 
     /// FNV-1a, 64 bits, in hex: enough to tell a torn write from a whole one.

@@ -157,12 +157,13 @@ public final class SchedulerDaemon {
             wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
             try wait.watcher.watch(paths.inboxNew, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR))
             try wait.watcher.watch("\(configDirectory)/apps")
+            // What a crash left in the journal; a machine error here stops the start.
+            recoveryEvents += try Self.replayJournal(committer, paths: paths, logger: logger, now: now)
             // Last: a thread that nothing could stop if the start failed after it.
             alarm = try ExpiryAlarm(paths: paths, graceSeconds: settings.expirationGraceSeconds, notifier: wait.notifier)
         } catch {
             throw .state("\(error)")
         }
-        recoveryEvents += Self.replayJournal(committer, paths: paths, logger: logger, now: now)
         // A scheduler on a thread of another program (the demo's) holds off no suspend.
         desktop = Self.connectDesktop(logger: logger, holdsSleepInhibitor: signals.contains(SIGTERM))
         let (reading, sources) = Self.readConditions(probe: probe, desktop: desktop, settings: settings)

@@ -26,7 +26,13 @@ extension SchedulerDaemon {
     }
 
     /// Replays the commits a crash left in the journal; returns the events that say what was set aside.
-    static func replayJournal(_ committer: GroupCommit, paths: StatePaths, logger: Logger, now: Date) -> [Event] {
+    ///
+    /// A journal that cannot be replayed because of the machine or the state directory (a full
+    /// disk, an I/O or permission error, a file where a folder belongs) stops the start with the
+    /// journal untouched: its batches were acknowledged, and the next start replays them once the
+    /// cause is fixed. Only a journal this program cannot read (a batch that does not decode, a
+    /// path outside the state directory) is kept aside, durably, before it is emptied.
+    static func replayJournal(_ committer: GroupCommit, paths: StatePaths, logger: Logger, now: Date) throws(StateError) -> [Event] {
         let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
         do {
             let recovery = try committer.replayJournal()
@@ -37,16 +43,24 @@ extension SchedulerDaemon {
             try? StateFiles.write(bytes, to: kept, durable: false)
             return [Event(time: now, type: .quarantined, reason: "journal",
                           message: "journal.json held a batch cut short by a crash; dropped it (copy in \(kept))")]
+        } catch let error as StateError {
+            guard case .malformed = error else { throw error }
+            return try setJournalAside(committer, paths: paths, kept: kept, error: error, now: now)
         } catch {
-            if let bytes = try? StateFiles.read(paths.journal, maximumSize: 512 << 20) {
-                try? StateFiles.write(bytes, to: kept, durable: false)
-            }
-            // Batches applied before the one that failed are made durable before the journal goes.
-            try? StateFiles.syncFileSystem(containing: paths.root)
-            try? committer.journal.clear()
-            return [Event(time: now, type: .quarantined, reason: "journal",
-                          message: "journal.json could not be replayed (\(error)); copy in \(kept)")]
+            return try setJournalAside(committer, paths: paths, kept: kept, error: error, now: now)
         }
+    }
+
+    private static func setJournalAside(_ committer: GroupCommit, paths: StatePaths, kept: String, error: any Error,
+                                        now: Date) throws(StateError) -> [Event] {
+        let bytes = try StateFiles.read(paths.journal, maximumSize: 512 << 20)
+        try StateFiles.ensureDirectory(paths.quarantine)
+        try StateFiles.write(bytes, to: kept, durable: true)
+        // Batches applied before the one that failed are made durable before the journal goes.
+        try committer.journal.syncFileSystem()
+        try committer.journal.clear()
+        return [Event(time: now, type: .quarantined, reason: "journal",
+                      message: "journal.json could not be replayed (\(error)); copy in \(kept)")]
     }
 
     /// Acts on what the previous scheduler had in hand when it died (see ``PoisonGuard``).

@@ -70,6 +70,8 @@ final class WriteBehind: Sendable {
             shared.withLock { $0.pending = false }
             let handle = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard handle >= 0 else { continue }
+            // Its result is not this thread's to act on: the checkpoint's own sync, on a descriptor
+            // held since the start, is told of any write error this one saw (``JournalFile``).
             _ = bg_syncfs(handle)
             close(handle)
         }

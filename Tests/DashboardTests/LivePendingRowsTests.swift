@@ -29,7 +29,10 @@ struct LivePendingRowsTests {
             // A copy held across the change, as the dashboard's loop may hold one: it must still
             // show its own rows, however the live snapshot's rows were moved.
             let before = snapshot
-            let beforeRows = before.rows(.pending, state: Self.viewStates[0]).ids
+            // The view asked for last is the one edited in place (the others are worked out
+            // again when asked): a different one at each step, so every view's edits are tried.
+            let focus = Self.viewStates[step % Self.viewStates.count]
+            let beforeRows = before.rows(.pending, state: focus).ids
             world.mirror.apply(change.changes)
             let state = live.update(&snapshot, mirror: world.mirror, records: world.mirror.snapshotExceptRequests,
                                     settings: world.settings, catalog: world.catalog,
@@ -46,7 +49,7 @@ struct LivePendingRowsTests {
                 #expect(shown == wanted, "seed \(seed) step \(step) (\(change.name)): rows differ")
                 if shown != wanted { return }
             }
-            #expect(before.rows(.pending, state: Self.viewStates[0]).ids == beforeRows, "a copy kept from before the change changed")
+            #expect(before.rows(.pending, state: focus).ids == beforeRows, "a copy kept from before the change changed")
             touched += snapshot.pending.count
             if full.pending.contains(where: { $0.blockers == [.coalescing] || $0.blockers == [.launchLimit] }) { sawTurn = true }
         }
@@ -72,6 +75,28 @@ struct LivePendingRowsTests {
                         catalog: world.catalog, configurationChanged: false, now: world.now)
         #expect(snapshot.pending == pending)
         #expect(snapshot.rows(.pending, state: Self.viewStates[0]).sourceIndices == sorted.sourceIndices)
+    }
+
+    /// A filter typed letter by letter leaves a view per prefix; a change keeps only the last one
+    /// asked for, so the cache does not grow (nor each change's edits) for the rest of the session.
+    @Test func aChangeKeepsOnlyTheViewLastAskedFor() throws {
+        let world = try ChangingState(seed: 7)
+        var live = LivePendingRows()
+        var snapshot = DashboardSnapshot(now: world.now, stateDirectory: world.paths.root)
+        for _ in 0..<30 { world.mirror.apply(try world.addRequest().changes) }
+        _ = live.update(&snapshot, mirror: world.mirror, records: world.mirror.snapshotExceptRequests, settings: world.settings,
+                        catalog: world.catalog, configurationChanged: false, now: world.now)
+        var typing = DashboardState()
+        for prefix in ["c", "co", "com", "com.", "com.e"] {
+            typing.filter = prefix
+            _ = snapshot.rows(.pending, state: typing)
+        }
+        world.mirror.apply(try world.addRequest().changes)
+        _ = live.update(&snapshot, mirror: world.mirror, records: world.mirror.snapshotExceptRequests, settings: world.settings,
+                        catalog: world.catalog, configurationChanged: false, now: world.now)
+        #expect(snapshot.cachedPendingViews == [typing.filter], "only the view last asked for is carried through a change")
+        let full = Self.fullRebuild(world.mirror.snapshot, settings: world.settings, catalog: world.catalog, now: world.now)
+        #expect(snapshot.rows(.pending, state: typing).ids == full.rows(.pending, state: typing).ids)
     }
 
     /// Every sort column in both orders without a filter, and filters on a blocker, an app and a

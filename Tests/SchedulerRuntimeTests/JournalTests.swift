@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 @testable import SchedulerRuntime
 import SchedulerCore
 import TaskState
@@ -150,5 +151,34 @@ import Testing
         #expect(read(env.paths.events) == "{\"n\":2}\n")
         #expect(try committer(env, settings: settings).replayJournal().replayed == 1)
         #expect(read(env.paths.events) == "{\"n\":2}\n")
+    }
+
+    /// A replay the machine stops (here a folder a batch writes into is a file: ENOTDIR, as a full
+    /// disk or an I/O error would) fails the start and leaves the journal whole: its batches were
+    /// acknowledged. A journal this program cannot read is kept aside, durably, and emptied.
+    @Test func aReplayTheMachineStopsKeepsTheJournalAndOneItCannotReadIsSetAside() throws {
+        let env = try TestEnvironment()
+        let commit = try committer(env)
+        try commit.commit(batch(1))
+        try commit.commit(batch(2))
+        let journal = try #require(read(env.paths.journal))
+        try FileManager.default.removeItem(atPath: env.state + "/requests/app")
+        try "not a folder".write(toFile: env.state + "/requests/app", atomically: false, encoding: .utf8)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        #expect(throws: StateError.self) {
+            _ = try SchedulerDaemon.replayJournal(try committer(env), paths: env.paths, logger: logger, now: Date())
+        }
+        #expect(read(env.paths.journal) == journal, "every acknowledged batch is still there")
+
+        try FileManager.default.removeItem(atPath: env.state + "/requests/app")
+        let garbled = try committer(env)
+        try garbled.journal.clear()
+        try garbled.journal.append(Data("not json\n".utf8))
+        let events = try SchedulerDaemon.replayJournal(garbled, paths: env.paths, logger: logger, now: Date())
+        #expect(events.map(\.type) == [.quarantined])
+        #expect(read(env.paths.journal) == "")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: env.paths.quarantine).filter { $0.hasSuffix("-journal.json") }
+        #expect(kept.count == 1)
     }
 }
