@@ -36,11 +36,7 @@ enum DaemonTurnTiming {
         var samples: [Double] = []
         let before = session.cpuSeconds
         for turn in 0..<turns {
-            let identifier = SyntheticPolicyState.turnIdentifiers[(turn / 2) % SyntheticPolicyState.turnIdentifiers.count]
-            let action: CommandAction = turn % 2 == 0
-                ? .submit(SubmitRequest(app: SyntheticPolicyState.turnApp, identifier: identifier, kind: .processing,
-                                        earliestBeginDate: now.addingTimeInterval(3600), requiresNetworkConnectivity: true))
-                : .cancel(app: SyntheticPolicyState.turnApp, identifier: identifier)
+            let action = SyntheticPolicyState.turnAction(turn, start: now)
             let begin = DispatchTime.now().uptimeNanoseconds
             guard case .applied(let outcome) = try channel.send(Command(issuedAt: Date(), action: action), timeout: 60) else {
                 throw BenchError("no answer to turn \(turn) at \(pending) pending within 60 s: \(session.log)")

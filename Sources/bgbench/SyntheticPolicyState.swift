@@ -66,4 +66,14 @@ enum SyntheticPolicyState {
         guard let value = try? Identifier(validating: text) else { preconditionFailure("not an identifier: \(text)") }
         return value
     }
+
+    /// The command of measured turn number `turn`: a submit of one request of the turn app, then
+    /// its cancel, so the state keeps its size.
+    static func turnAction(_ turn: Int, start: Date) -> CommandAction {
+        let identifier = turnIdentifiers[(turn / 2) % turnIdentifiers.count]
+        return turn % 2 == 0
+            ? .submit(SubmitRequest(app: turnApp, identifier: identifier, kind: .processing,
+                                    earliestBeginDate: start.addingTimeInterval(3600), requiresNetworkConnectivity: true))
+            : .cancel(app: turnApp, identifier: identifier)
+    }
 }

@@ -110,11 +110,7 @@ enum PolicyTurnTiming {
         samples.reserveCapacity(turns)
         for turn in 0..<turns {
             let now = start.addingTimeInterval(Double(turn) * 0.001)
-            let identifier = SyntheticPolicyState.turnIdentifiers[(turn / 2) % SyntheticPolicyState.turnIdentifiers.count]
-            let action: CommandAction = turn % 2 == 0
-                ? .submit(SubmitRequest(app: SyntheticPolicyState.turnApp, identifier: identifier, kind: .processing,
-                                        earliestBeginDate: start.addingTimeInterval(3600), requiresNetworkConnectivity: true))
-                : .cancel(app: SyntheticPolicyState.turnApp, identifier: identifier)
+            let action = SyntheticPolicyState.turnAction(turn, start: start)
             let begin = DispatchTime.now().uptimeNanoseconds
             let result = state.apply(Command(issuedAt: now, action: action), now: now)
             let effects = state.effectsOfTime(at: now)

@@ -61,11 +61,7 @@ struct LivePendingRowsTests {
 
     @Test func aRequestThatReadsTheSameIsLeftWhereItIs() throws {
         let world = try ChangingState(seed: 99)
-        var live = LivePendingRows()
-        var snapshot = DashboardSnapshot(now: world.now, stateDirectory: world.paths.root)
-        for _ in 0..<30 { world.mirror.apply(try world.addRequest().changes) }
-        _ = live.update(&snapshot, mirror: world.mirror, records: world.mirror.snapshotExceptRequests, settings: world.settings,
-                        catalog: world.catalog, configurationChanged: false, now: world.now)
+        var (live, snapshot) = try Self.withThirtyRequests(world)
         let sorted = snapshot.rows(.pending, state: Self.viewStates[0])
         let pending = snapshot.pending
         // The same file written again: read again, found the same, no edit.
@@ -81,11 +77,7 @@ struct LivePendingRowsTests {
     /// asked for, so the cache does not grow (nor each change's edits) for the rest of the session.
     @Test func aChangeKeepsOnlyTheViewLastAskedFor() throws {
         let world = try ChangingState(seed: 7)
-        var live = LivePendingRows()
-        var snapshot = DashboardSnapshot(now: world.now, stateDirectory: world.paths.root)
-        for _ in 0..<30 { world.mirror.apply(try world.addRequest().changes) }
-        _ = live.update(&snapshot, mirror: world.mirror, records: world.mirror.snapshotExceptRequests, settings: world.settings,
-                        catalog: world.catalog, configurationChanged: false, now: world.now)
+        var (live, snapshot) = try Self.withThirtyRequests(world)
         var typing = DashboardState()
         for prefix in ["c", "co", "com", "com.", "com.e"] {
             typing.filter = prefix
@@ -97,6 +89,16 @@ struct LivePendingRowsTests {
         #expect(snapshot.cachedPendingViews == [typing.filter], "only the view last asked for is carried through a change")
         let full = Self.fullRebuild(world.mirror.snapshot, settings: world.settings, catalog: world.catalog, now: world.now)
         #expect(snapshot.rows(.pending, state: typing).ids == full.rows(.pending, state: typing).ids)
+    }
+
+    /// Thirty requests written and read, and the rows worked out from them.
+    static func withThirtyRequests(_ world: ChangingState) throws -> (LivePendingRows, DashboardSnapshot) {
+        var live = LivePendingRows()
+        var snapshot = DashboardSnapshot(now: world.now, stateDirectory: world.paths.root)
+        for _ in 0..<30 { world.mirror.apply(try world.addRequest().changes) }
+        _ = live.update(&snapshot, mirror: world.mirror, records: world.mirror.snapshotExceptRequests, settings: world.settings,
+                        catalog: world.catalog, configurationChanged: false, now: world.now)
+        return (live, snapshot)
     }
 
     /// Every sort column in both orders without a filter, and filters on a blocker, an app and a
