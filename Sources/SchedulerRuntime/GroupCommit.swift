@@ -106,13 +106,17 @@ struct GroupCommit {
         if !batch.events.isEmpty {
             // Each journaled batch names its offset in the current log: the log is replaced
             // (rotated, or set aside) only when no batch in the journal refers to it.
-            if journal.batchCount > 0 && eventLogMustBeReplaced { try checkpoint() }
+            let replacing = eventLogMustBeReplaced
+            if replacing && journal.batchCount > 0 { try checkpoint() }
             // A log replaced by something that cannot be appended to would stop this commit and
             // every later one: set it aside, start a new log, and say why in its first line.
             if let setAside = SetAside(paths: paths).eventLogIfUnusable(now: Date()) {
                 batch.events = String(decoding: try JSONFormat.encodeLine(setAside), as: UTF8.self) + batch.events
             }
             try EventLog(paths: paths).rotateIfNeeded(maximumBytes: settings.eventLogMaximumBytes, keep: settings.eventLogKeptFiles)
+            // The rename is on disk before a batch names an offset in the new log: else a power
+            // loss could bring back the old log, and replaying the batch would cut it to that offset.
+            if replacing { try StateFiles.syncDirectory(StateFiles.directoryName(of: paths.events)) }
         }
         batch.eventLogOffset = StateFiles.size(of: paths.events) ?? 0
         try journal.append(try JSONFormat.encodeLine(batch))
