@@ -324,10 +324,13 @@ public final class SchedulerDaemon {
             let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)
             nextWake = min(nextWake ?? probeAt, probeAt)
         }
+        let batchesBefore = committer.journal.batchCount
         try commit(now: now, nextWake: nextWake)
+        let appended = committer.journal.batchCount != batchesBefore
         // A turn the quiet timer woke (no commit since) syncs the journal's batches.
         try committer.checkpointIfQuiet()
-        if committer.journal.batchCount > 0 { writeBehind?.request() }
+        // Only a turn that wrote something gives the flush anything to do.
+        if appended && committer.journal.batchCount > 0 { writeBehind?.request() }
         try releaseSleepInhibitorIfDue()
         poisonGuard.clear()
         // Kills go out once the decision is on disk (the process ledger), so a crash in between
