@@ -49,11 +49,6 @@ public enum StateFiles {
         return data
     }
 
-    /// Writes `data` to `path` atomically: a temporary file beside it, then a rename.
-    ///
-    /// With `durable`, the file is fsynced before the rename and the directory after it, so the
-    /// new contents survive a power cut once this returns. Without it, durability is left to a
-    /// later ``syncFileSystem(containing:)`` (the group commit does this).
     /// Writes all of `data` to `fd`, through short writes and interruptions; at `offset` (with
     /// `pwrite`) when given, else at the file position. The one such loop of the programs.
     public static func writeAll(_ fd: Int32, _ data: Data, path: String, at offset: off_t? = nil) throws(StateError) {
@@ -75,6 +70,11 @@ public enum StateFiles {
         if let failure { throw failure }
     }
 
+    /// Writes `data` to `path` atomically: a temporary file beside it, then a rename.
+    ///
+    /// With `durable`, the file is fsynced before the rename and the directory after it, so the
+    /// new contents survive a power cut once this returns. Without it, durability is left to a
+    /// later file-system sync (the group commit's journal covers the file until its checkpoint).
     public static func write(_ data: Data, to path: String, durable: Bool) throws(StateError) {
         let temporary = temporaryPath(for: path)
         try create(data, at: temporary, durable: durable)
