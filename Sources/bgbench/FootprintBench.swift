@@ -17,7 +17,12 @@ struct FootprintBench: InterruptibleBench {
         at the same moment. (2) `bgctl status` on that scheduler's state and `htop --version`, each \
         started and waited for --runs times, alternately: wall time from spawn to exit. The goals \
         (issue #20) are 12 MiB for bgtaskd and bgtop and 5 ms for bgctl status. Needs tmux and htop \
-        (Debian: apt-get install tmux htop).
+        (Debian: apt-get install tmux htop). (3) Shell loops of --loop commands, one process each, \
+        --loop-rounds of each, alternately: `bgctl submit` of one request again and again to that \
+        scheduler, beside the sqlite3 shell inserting a row into a WAL database with \
+        synchronous=FULL (the same promise: on disk when the process exits) and htop --version (a \
+        process that starts and exits). The goal (issue #20) is 1 000 bgctl commands a second. \
+        Needs sqlite3 (Debian: apt-get install sqlite3).
         """)
 
     @Option(help: "Seconds the idle programs settle before they are measured.")
@@ -26,17 +31,25 @@ struct FootprintBench: InterruptibleBench {
     @Option(help: "Runs of bgctl status and of htop --version, alternately.")
     var runs = 20
 
+    @Option(help: "Commands in each shell loop.")
+    var loop = 1000
+
+    @Option(help: "Shell loops of each program, alternately.")
+    var loopRounds = 3
+
     @OptionGroup var folder: FolderOptions
 
     func validate() throws {
         guard (0.5...60).contains(settle) else { throw ValidationError("--settle must be from 0.5 to 60 seconds") }
         guard (1...1000).contains(runs) else { throw ValidationError("--runs must be from 1 to 1000") }
+        guard (1...100_000).contains(loop) else { throw ValidationError("--loop must be from 1 to 100000") }
+        guard (1...20).contains(loopRounds) else { throw ValidationError("--loop-rounds must be from 1 to 20") }
     }
 
     func measure() throws {
         let workspace = try folder.makeWorkspace()
         defer { folder.finish(workspace) }
-        for tool in ["tmux", "htop"] where Subprocess.output("sh", ["-c", "command -v \(tool)"], scratch: workspace.root) == nil {
+        for tool in ["tmux", "htop", "sqlite3"] where Subprocess.output("sh", ["-c", "command -v \(tool)"], scratch: workspace.root) == nil {
             throw BenchError("bgbench footprint needs \(tool) (Debian: apt-get install \(tool))")
         }
         #if DEBUG
@@ -49,9 +62,10 @@ struct FootprintBench: InterruptibleBench {
         Console.line("peer:        \(Subprocess.output("htop", ["--version"], scratch: workspace.root)?.split(separator: "\n").first.map(String.init) ?? "htop")")
 
         let session = try SchedulerSession(workspace: workspace, name: "footprint", scheduler: try SchedulerBinary.locate(),
-                                           settings: [:], apps: [])
+                                           settings: [:], apps: [ShellLoop.app])
         defer { session.stop() }
         let memory = try IdleMemory.measure(scheduler: session, settle: settle, root: workspace.root)
+        Console.line("swift:       \(IdleMemory.sharesSwiftRuntime(session.pid) ? "the Swift runtime and Foundation as shared libraries (the installed build links them in: swift build -c release --static-swift-stdlib)" : "the Swift runtime and Foundation linked in (--static-swift-stdlib)")")
         Console.line()
         Console.line("1. Idle memory, all three measured at the same moment after \(settle) s at rest.")
         var rows: [[String]] = [["program", "VmRSS MiB", "Pss MiB", "vs htop (VmRSS)", "goal"]]
@@ -78,5 +92,18 @@ struct FootprintBench: InterruptibleBench {
         }
         Console.table(startRows)
         Console.line("   goal: bgctl status <= 5 ms")
+
+        let loops = try ShellLoop.compare(bgctl: bgctl, session: session, commands: loop, rounds: loopRounds, root: workspace.root)
+        Console.line()
+        Console.line("3. Shell loops of \(loop) commands, one process each, \(loopRounds) loops of each, alternately (median loop).")
+        var loopRows: [[String]] = [["loop", "commands/s", "ms per command", "vs sqlite3"]]
+        let sqliteRate = loops.first { $0.name.hasPrefix("sqlite3") }.map { Double(loop) / $0.samples.median } ?? 0
+        for (name, samples) in loops {
+            let rate = Double(loop) / samples.median
+            loopRows.append([name, String(format: "%.0f", rate), Format.milliseconds(samples.median / Double(loop)),
+                             sqliteRate > 0 ? String(format: "%.2fx", rate / sqliteRate) : "-"])
+        }
+        Console.table(loopRows)
+        Console.line("   goal: bgctl >= 1000 commands/s")
     }
 }

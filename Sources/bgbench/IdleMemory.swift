@@ -38,6 +38,15 @@ enum IdleMemory {
         }
     }
 
+    /// Whether the process maps the Swift runtime as a shared library (`libswiftCore.so`), as
+    /// a build without `--static-swift-stdlib` does.
+    static func sharesSwiftRuntime(_ pid: Int32) -> Bool {
+        // Read to the end: String(contentsOfFile:) stops after the first read of a file whose size says 0.
+        guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/maps"), let data = try? file.readToEnd() else { return false }
+        try? file.close()
+        return String(decoding: data, as: UTF8.self).contains("/libswiftCore.so")
+    }
+
     /// `Pss:` of `/proc/<pid>/smaps_rollup`, KiB.
     static func proportionalSet(_ pid: Int32) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return nil }

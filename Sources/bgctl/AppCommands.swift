@@ -5,6 +5,7 @@ import TaskState
 
 struct Apps: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "apps",
         abstract: "App manifests, whether each app is enabled, its throttle state, and manifest errors.")
 
     @OptionGroup var locations: LocationOptions

@@ -7,6 +7,7 @@ import Glibc
 
 struct Events: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "events",
         abstract: "The event log: launches, completions, expirations, kills, refusals, quarantines.")
 
     @OptionGroup var locations: LocationOptions

@@ -22,6 +22,7 @@ func reportUnreadable(_ snapshot: StateSnapshot) {
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "Pending requests with their blockers, running tasks with their remaining time, transfers.")
 
     @OptionGroup var locations: LocationOptions
@@ -88,7 +89,7 @@ struct List: ParsableCommand {
 }
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Whether the scheduler is up, the conditions, and counts.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Whether the scheduler is up, the conditions, and counts.")
 
     @OptionGroup var locations: LocationOptions
     @Flag(help: "Print JSON.") var json = false

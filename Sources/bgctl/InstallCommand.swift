@@ -8,6 +8,7 @@ import Glibc
 /// systemd user unit for `bgtaskd`.
 struct Install: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "install",
         abstract: "Install bgtaskd, bgctl and bgtop with completions, man pages and a systemd user unit.",
         discussion: """
         Copies the three programs from the folder this bgctl runs from (a release or a debug build) into PREFIX/bin, \

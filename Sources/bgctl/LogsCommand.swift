@@ -9,6 +9,7 @@ import Glibc
 /// launch each part came from marked, across rotated files.
 struct Logs: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "logs",
         abstract: "Show an app's output (logs/APP.log and its rotated files), each launch marked.",
         discussion: """
             Each launch's output starts with a line naming it: '── launch ID · KIND IDENTIFIER · TIME ──'. \

@@ -6,6 +6,7 @@ import TaskState
 /// `bgctl metrics`: the state as Prometheus metrics, for node_exporter's textfile collector.
 struct Metrics: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "metrics",
         abstract: "Print the state as Prometheus metrics (text exposition format), for node_exporter's textfile collector.",
         discussion: """
             Write it to the collector's folder under a temporary name and rename it, so the collector \

@@ -11,6 +11,7 @@ enum KindArgument: String, ExpressibleByArgument, CaseIterable {
 
 struct Submit: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "submit",
         abstract: "Submit a task request (BGTaskScheduler.submit). Replaces a pending request with the same identifier.")
 
     @OptionGroup var locations: LocationOptions
@@ -52,6 +53,7 @@ func parseEarliest(_ text: String, now: Date) throws -> Date {
 
 struct Cancel: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cancel",
         abstract: "Cancel a pending request (cancel(taskRequestWithIdentifier:)) or all of an app's (--all).")
 
     @OptionGroup var locations: LocationOptions
@@ -115,6 +117,7 @@ func appFromEnvironment(_ flag: String?) throws -> Identifier {
 
 struct Complete: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "complete",
         abstract: "Finish a running task (setTaskCompleted(success:)); a push's task may answer --new-data or --no-data (UIBackgroundFetchResult).")
 
     @OptionGroup var locations: LocationOptions

@@ -73,6 +73,7 @@ struct TransferCommand: ParsableCommand {
 
     struct Download: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "download",
             abstract: "Download URL into the app's downloads folder (<state>/downloads/<app>/NAME).")
 
         @OptionGroup var locations: LocationOptions
@@ -91,7 +92,7 @@ struct TransferCommand: ParsableCommand {
     }
 
     struct Upload: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Upload FILE to URL (HTTP PUT, or --method).")
+        static let configuration = CommandConfiguration(commandName: "upload", abstract: "Upload FILE to URL (HTTP PUT, or --method).")
 
         @OptionGroup var locations: LocationOptions
         @OptionGroup var options: Options

@@ -8,6 +8,7 @@ import Glibc
 /// folder, as its list says; state and config are the user's and stay.
 struct Uninstall: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "uninstall",
         abstract: "Remove what bgctl install put in place (programs, completions, man pages, the user unit).",
         discussion: """
         Reads PREFIX/share/bgtop/installed-files and removes the files it lists, then the folders install created \

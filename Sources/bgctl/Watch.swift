@@ -7,6 +7,7 @@ import TaskState
 /// the request lines read on stdin.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Follow the state directory: a line per change; --json: the feed bgtop --host reads, with command requests on stdin.")
 
     @OptionGroup var locations: LocationOptions

@@ -6,13 +6,15 @@ import Glibc
 #endif
 
 /// `bgbench footprint` at its smallest, in the debug build: the three programs' memory and the two
-/// start-to-exit rows are printed, and nothing it started is left running. Functional only.
+/// start-to-exit rows and the shell loops are printed, and nothing it started is left running.
+/// Functional only.
 @Suite struct FootprintBenchTests {
     @Test func bgbenchFootprintPrintsEveryRowAndLeavesNothingRunning() throws {
         let env = try TestEnvironment()
         let bgbench = TestEnvironment.binaries + "/bgbench"
         try #require(FileManager.default.isExecutableFile(atPath: bgbench), "bgbench is built beside bgtaskd (swift build --build-tests)")
-        let result = try BoundedProcess.run([bgbench, "footprint", "--settle", "0.5", "--runs", "2", "--directory", env.root], timeout: 120)
+        let result = try BoundedProcess.run([bgbench, "footprint", "--settle", "0.5", "--runs", "2", "--loop", "3", "--loop-rounds", "1",
+                                             "--directory", env.root], timeout: 120)
         let leftovers = ConditionsBenchTests.processes(mentioning: env.root)
         for pid in leftovers { kill(pid, SIGKILL) }
 
@@ -24,6 +26,11 @@ import Glibc
         }
         #expect(rows.contains { $0.starts(with: ["bgctl", "status"]) && $0[4] == "2" }, "\(result)")
         #expect(rows.contains { $0.starts(with: ["htop", "--version"]) && $0[4] == "2" }, "\(result)")
+        // The shell loops: each ran its 3 commands (a failing command fails the bench), at a positive rate.
+        for loop in [["bgctl", "submit"], ["sqlite3", "insert"]] {
+            let row = rows.first { $0.starts(with: loop) }
+            #expect(row.map { $0.count >= 5 && Double($0[2]) ?? 0 > 0 } == true, "loop \(loop): \(result)")
+        }
         let folders = try FileManager.default.contentsOfDirectory(atPath: env.root).filter { $0.hasPrefix("bgbench-") }
         #expect(folders.isEmpty, "left behind: \(folders)")
         #expect(leftovers.isEmpty, "still running after bgbench ended: \(leftovers)")

@@ -1,0 +1,34 @@
+import Foundation
+import TaskState
+
+/// `bgctl` in a shell loop, one process per command, as scripts use it (issue #20, goal 1: 1 000
+/// commands a second), beside peers in loops of the same shape: the sqlite3 shell making one
+/// durable insert per process, and `htop --version`, a process that only starts and exits.
+enum ShellLoop {
+    /// The app whose one request the loop submits again and again: its date is a day away, so
+    /// nothing launches while the loop runs.
+    static let app = BenchApp(id: try! Identifier(validating: "bench.loop"), identifiers: [try! Identifier(validating: "bench.loop.refresh")],
+                              modes: ["fetch"], executable: "/bin/true")
+
+    /// Runs `sh` loops of `commands` commands for each program, `rounds` times, alternately, and
+    /// answers each loop's wall times (spawn of `sh` to its exit).
+    static func compare(bgctl: String, session: SchedulerSession, commands: Int, rounds: Int,
+                        root: String) throws -> [(name: String, samples: Samples)] {
+        let database = root + "/shell-loop.sqlite"
+        let created = try Subprocess.run("sqlite3", [database, "PRAGMA journal_mode=WAL; CREATE TABLE requests(app TEXT, id TEXT, earliest REAL, PRIMARY KEY(app, id));"],
+                                     scratch: root)
+        guard created.succeeded else { throw BenchError("sqlite3 could not create \(database): \(created.stderr)") }
+        let sqlite = try StartToExit.which("sqlite3", scratch: root)
+        let htop = try StartToExit.which("htop", scratch: root)
+        let loops: [(String, [String])] = [
+            ("bgctl submit", [bgctl, "submit", "--app", app.id.rawValue, "--id", app.identifiers[0].rawValue, "--kind", "refresh",
+                              "--earliest", "+86400", "--state", session.paths.root, "--config", session.config]),
+            ("sqlite3 insert", [sqlite, database, "PRAGMA synchronous=FULL; INSERT OR REPLACE INTO requests VALUES('bench.loop', 'bench.loop.refresh', 86400);"]),
+            ("htop --version", [htop, "--version"]),
+        ]
+        // `sh -c SCRIPT sh N PROGRAM ARGS...`: the program runs N times, and the loop stops at the first failure.
+        let script = #"n=$1; shift; i=0; while [ "$i" -lt "$n" ]; do "$@" >/dev/null || exit 1; i=$((i + 1)); done"#
+        return try StartToExit.compare(loops.map { name, command in (name, "/bin/sh", ["-c", script, "sh", String(commands)] + command) },
+                                       runs: rounds, scratch: root)
+    }
+}
