@@ -10,31 +10,7 @@ import TaskState
 /// up (issue #20): at 100 000 pending requests a turn looks at the few that matter.
 struct RequestSchedule: Sendable {
     /// Requests that need the same machine conditions.
-    struct ConditionGroup: Hashable, Sendable {
-        var kind: TaskKind
-        var requiresExternalPower: Bool
-        var requiresNetworkConnectivity: Bool
-        var refusesExpensiveNetwork: Bool
-
-        init(_ request: PendingRequest) {
-            kind = request.kind
-            requiresExternalPower = request.requiresExternalPower
-            requiresNetworkConnectivity = request.requiresNetworkConnectivity
-            refusesExpensiveNetwork = request.allowsExpensiveNetworkAccess == false
-        }
-
-        /// The blockers every request of the group has under `effective`, in the order
-        /// ``SchedulerState/blockers(for:at:)`` lists them; empty when the conditions let the group run.
-        func conditionBlockers(under effective: Conditions) -> [Blocker] {
-            var result: [Blocker] = []
-            if requiresExternalPower && !effective.externalPower { result.append(.externalPower) }
-            if requiresNetworkConnectivity && !effective.network { result.append(.network) }
-            if kind == .processing && !effective.idle { result.append(.idle) }
-            if effective.lowPower { result.append(.lowPower) }
-            if effective.expensive && refusesExpensiveNetwork { result.append(.expensiveNetwork) }
-            return result
-        }
-    }
+    typealias ConditionGroup = RequestConditionGroup
 
     private(set) var groups: [ConditionGroup: DateOrderedKeys] = [:]
 

@@ -25,9 +25,10 @@ public struct RequestWait: Sendable, Equatable {
 /// - every request of an app with a usage history, at every update (its model is rebuilt as of
 ///   now, and a usage plan or the recent-use rule moves with the clock);
 /// - those whose `earliestBeginDate` passed since the last update (a queue by date);
-/// - all of them when the conditions, the settings or the manifests changed, when every file was
-///   read again, or when the clock went back (only a change of conditions keeps what is known of
-///   the requests' dates and apps).
+/// - after a change of conditions, the requests of each group of needs (``RequestConditionGroup``)
+///   whose condition blockers changed: the conditions reach a wait through nothing else;
+/// - all of them when the settings or the manifests changed, when every file was read again, or
+///   when the clock went back.
 ///
 /// Only the launch turn looks across requests (coalescing, the launch limit), and only for
 /// requests nothing else holds: while there are such requests, the turn is worked out over them
@@ -37,15 +38,22 @@ public final class PendingWaits {
     public private(set) var waits: [TaskKey: RequestWait] = [:]
     /// The policy's state at the last update: every record but the pending requests.
     public private(set) var state: SchedulerState?
-    /// What ``SchedulerState/blockers(for:at:)`` answered at the last update, before the turn.
-    private var ownBlockers: [TaskKey: [Blocker]] = [:]
+    /// What ``SchedulerState/blockers(for:at:)`` answered at the last update, before the turn,
+    /// and what the request needs of the conditions.
+    private var known: [TaskKey: Known] = [:]
     private var keysByApp: [Identifier: Set<TaskKey>] = [:]
+    private var keysByGroup: [RequestConditionGroup: Set<TaskKey>] = [:]
     /// Requests held by nothing of their own: the launch turn decides for them.
     private var free: Set<TaskKey> = []
     /// Requests held only by their date, with it: those that may join a coalescing hold.
     private var dateOnly: [TaskKey: Date] = [:]
     private var dates = DateQueue()
     private var lastNow: Date?
+
+    private struct Known {
+        var blockers: [Blocker]
+        var group: RequestConditionGroup
+    }
 
     public init() {}
 
@@ -84,7 +92,7 @@ public final class PendingWaits {
             }
             let blockers = next.blockers(for: pending, at: now)
             // Known and held as before: the indexes hold it already.
-            if queue || ownBlockers[key] != blockers { remember(pending, blockers: blockers, queue: queue) }
+            if queue || known[key]?.blockers != blockers { remember(pending, blockers: blockers, queue: queue) }
             let wait = RequestWait(blockers: blockers,
                                    plan: blockers.contains(where: \.isUsagePlan) ? next.usagePlan(for: pending, at: now) : nil,
                                    usageWeek: pending.kind == .appRefresh ? week(pending.app) : nil)
@@ -102,8 +110,9 @@ public final class PendingWaits {
                 waits[key] = nil
                 answer.insert(key)
             }
-            ownBlockers = [:]
+            known = [:]
             keysByApp = [:]
+            keysByGroup = [:]
             free = []
             dateOnly = [:]
             dates = DateQueue()
@@ -113,29 +122,29 @@ public final class PendingWaits {
         } else if let previous, let changed, let lastNow {
             var due = Set<TaskKey>()
             while let key = dates.popFirst(notAfter: now) { due.insert(key) }
-            if previous.conditions.effective != next.conditions.effective {
-                // Every request, each as it is known: the conditions change no date, no app, no task.
-                for key in Array(ownBlockers.keys) where changed.isEmpty || !changed.contains(key) {
-                    ask(key, queue: !due.isEmpty && due.contains(key))
+            var asked = changed.union(due)
+            var apps = Set<Identifier>()
+            for id in Set(previous.apps.keys).union(next.apps.keys) where previous.apps[id] != next.apps[id] { apps.insert(id) }
+            for (id, record) in next.apps {
+                if let until = record.throttledUntil, until > lastNow, until <= now { apps.insert(id) }
+            }
+            apps.formUnion(previous.usage.keys)
+            apps.formUnion(next.usage.keys)
+            for app in apps { asked.formUnion(keysByApp[app] ?? []) }
+            for key in Set(previous.tasks.keys).symmetricDifference(next.tasks.keys) where known[key] != nil { asked.insert(key) }
+            for key in asked { ask(key, queue: changed.contains(key) || due.contains(key)) }
+            let (before, after) = (previous.conditions.effective, next.conditions.effective)
+            if before != after {
+                // Asked in place rather than gathered into `asked`: a change of power can touch tens
+                // of thousands of requests, and each insert would hash a key once more.
+                for (group, keys) in keysByGroup where group.conditionBlockers(under: before) != group.conditionBlockers(under: after) {
+                    for key in keys where !asked.contains(key) { ask(key, queue: false) }
                 }
-                for key in changed { ask(key) }
-            } else {
-                var asked = changed.union(due)
-                var apps = Set<Identifier>()
-                for id in Set(previous.apps.keys).union(next.apps.keys) where previous.apps[id] != next.apps[id] { apps.insert(id) }
-                for (id, record) in next.apps {
-                    if let until = record.throttledUntil, until > lastNow, until <= now { apps.insert(id) }
-                }
-                apps.formUnion(previous.usage.keys)
-                apps.formUnion(next.usage.keys)
-                for app in apps { asked.formUnion(keysByApp[app] ?? []) }
-                for key in Set(previous.tasks.keys).symmetricDifference(next.tasks.keys) where ownBlockers[key] != nil { asked.insert(key) }
-                for key in asked { ask(key, queue: changed.contains(key) || due.contains(key)) }
             }
             answer.formUnion(changed)
         }
         decideTurn(records: records, request: request, settings: settings, catalog: catalog, now: now, week: week, answer: &answer)
-        if dates.count > 2 * max(ownBlockers.count, 64) { rebuildDates(request: request) }
+        if dates.count > 2 * max(known.count, 64) { rebuildDates(request: request) }
         return answer
     }
 
@@ -164,15 +173,23 @@ public final class PendingWaits {
 
     private func remember(_ request: PendingRequest, blockers: [Blocker], queue: Bool) {
         let key = request.key
-        ownBlockers[key] = blockers
-        keysByApp[key.app, default: []].insert(key)
+        let group = RequestConditionGroup(request)
+        if let old = known.updateValue(Known(blockers: blockers, group: group), forKey: key) {
+            if old.group != group {
+                keysByGroup[old.group]?.remove(key)
+                keysByGroup[group, default: []].insert(key)
+            }
+        } else {
+            keysByApp[key.app, default: []].insert(key)
+            keysByGroup[group, default: []].insert(key)
+        }
         if blockers.isEmpty { free.insert(key) } else { free.remove(key) }
         if blockers == [.earliestBeginDate], let date = request.earliestBeginDate { dateOnly[key] = date } else { dateOnly[key] = nil }
         if queue, blockers.contains(.earliestBeginDate), let date = request.earliestBeginDate { dates.insert(date, key) }
     }
 
     private func forget(_ key: TaskKey) {
-        ownBlockers[key] = nil
+        if let old = known.removeValue(forKey: key) { keysByGroup[old.group]?.remove(key) }
         keysByApp[key.app]?.remove(key)
         if keysByApp[key.app]?.isEmpty == true { keysByApp[key.app] = nil }
         free.remove(key)
@@ -183,7 +200,7 @@ public final class PendingWaits {
     /// most of them are stale, it is rebuilt from the requests still held by their dates.
     private func rebuildDates(request: (TaskKey) -> PendingRequest?) {
         dates = DateQueue()
-        for (key, blockers) in ownBlockers where blockers.contains(.earliestBeginDate) {
+        for (key, entry) in known where entry.blockers.contains(.earliestBeginDate) {
             if let date = request(key)?.earliestBeginDate { dates.insert(date, key) }
         }
     }
