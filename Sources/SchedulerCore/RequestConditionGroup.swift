@@ -3,8 +3,9 @@ import TaskState
 
 /// What a pending request needs of the machine's conditions: requests with the same needs are held
 /// or let through by the conditions alike. ``SchedulerState/blockers(for:at:)`` reads the
-/// conditions only through ``conditionBlockers(under:)``, so after a change of conditions only the
-/// requests of a group whose condition blockers changed can wait differently.
+/// conditions by the same rules as ``conditionBlockers(under:)`` and by no others (the indexed-turn
+/// tests check every combination), so after a change of conditions only the requests of a group
+/// whose condition blockers changed can wait differently.
 public struct RequestConditionGroup: Hashable, Sendable {
     public var kind: TaskKind
     public var requiresExternalPower: Bool

@@ -11,7 +11,7 @@ struct FootprintBench: InterruptibleBench {
         commandName: "footprint",
         abstract: "Idle memory of bgtaskd and bgtop, and bgctl status's start-to-exit time, beside htop.",
         discussion: """
-        (1) An idle bgtaskd on an empty state folder, a bgtop on it and an htop, both in tmux at 160x48, \
+        (1) An idle bgtaskd on an empty state folder (one app's manifest in its config), a bgtop on it and an htop, both in tmux at 160x48, \
         settle for --settle seconds; then each one's resident memory (VmRSS) and proportional share \
         (Pss, from /proc/<pid>/smaps_rollup, which splits shared libraries among their users) is read \
         at the same moment. (2) `bgctl status` on that scheduler's state and `htop --version`, each \
@@ -65,7 +65,13 @@ struct FootprintBench: InterruptibleBench {
                                            settings: [:], apps: [ShellLoop.app])
         defer { session.stop() }
         let memory = try IdleMemory.measure(scheduler: session, settle: settle, root: workspace.root)
-        Console.line("swift:       \(IdleMemory.sharesSwiftRuntime(session.pid) ? "the Swift runtime and Foundation as shared libraries (the installed build links them in: swift build -c release --static-swift-stdlib)" : "the Swift runtime and Foundation linked in (--static-swift-stdlib)")")
+        let linking = switch IdleMemory.sharesSwiftRuntime(session.pid) {
+        case true?: "maps the Swift runtime as a shared library (build with --static-swift-stdlib to link it in)"
+        case false?: "has the Swift runtime linked in (built with --static-swift-stdlib)"
+        case nil: "has a memory map that could not be read: how the Swift runtime is linked is unknown"
+        }
+        // bgtop and bgctl come from the same build folder, so they are linked alike.
+        Console.line("swift:       bgtaskd \(linking)")
         Console.line()
         Console.line("1. Idle memory, all three measured at the same moment after \(settle) s at rest.")
         var rows: [[String]] = [["program", "VmRSS MiB", "Pss MiB", "vs htop (VmRSS)", "goal"]]

@@ -39,11 +39,12 @@ enum IdleMemory {
     }
 
     /// Whether the process maps the Swift runtime as a shared library (`libswiftCore.so`), as
-    /// a build without `--static-swift-stdlib` does.
-    static func sharesSwiftRuntime(_ pid: Int32) -> Bool {
+    /// a build without `--static-swift-stdlib` does; nil when its memory map cannot be read.
+    static func sharesSwiftRuntime(_ pid: Int32) -> Bool? {
         // Read to the end: String(contentsOfFile:) stops after the first read of a file whose size says 0.
-        guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/maps"), let data = try? file.readToEnd() else { return false }
-        try? file.close()
+        guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/maps") else { return nil }
+        defer { try? file.close() }
+        guard let data = try? file.readToEnd(), !data.isEmpty else { return nil }
         return String(decoding: data, as: UTF8.self).contains("/libswiftCore.so")
     }
 
@@ -77,7 +78,10 @@ enum StartToExit {
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 times[index].append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)
-                guard status == 0 else { throw BenchError("\(program.name) exited with status \(status)") }
+                guard status == 0 else {
+                    let signal = status & 0x7f
+                    throw BenchError("\(program.name) " + (signal == 0 ? "exited with status \((status >> 8) & 0xff)" : "was killed by signal \(signal)"))
+                }
             }
         }
         return programs.enumerated().map { ($0.element.name, Samples(times[$0.offset])) }

@@ -8,7 +8,7 @@ enum ShellLoop {
     /// The app whose one request the loop submits again and again: its date is a day away, so
     /// nothing launches while the loop runs.
     static let app = BenchApp(id: try! Identifier(validating: "bench.loop"), identifiers: [try! Identifier(validating: "bench.loop.refresh")],
-                              modes: ["fetch"], executable: "/bin/true")
+                              modes: ["processing"], executable: "/bin/true")
 
     /// Runs `sh` loops of `commands` commands for each program, `rounds` times, alternately, and
     /// answers each loop's wall times (spawn of `sh` to its exit).
@@ -21,14 +21,23 @@ enum ShellLoop {
         let sqlite = try StartToExit.which("sqlite3", scratch: root)
         let htop = try StartToExit.which("htop", scratch: root)
         let loops: [(String, [String])] = [
-            ("bgctl submit", [bgctl, "submit", "--app", app.id.rawValue, "--id", app.identifiers[0].rawValue, "--kind", "refresh",
+            // A processing request: the scheduler refuses app refreshes in low power mode, and the
+            // bench reads the machine's real conditions.
+            ("bgctl submit", [bgctl, "submit", "--app", app.id.rawValue, "--id", app.identifiers[0].rawValue, "--kind", "processing",
                               "--earliest", "+86400", "--state", session.paths.root, "--config", session.config]),
             ("sqlite3 insert", [sqlite, database, "PRAGMA synchronous=FULL; INSERT OR REPLACE INTO requests VALUES('bench.loop', 'bench.loop.refresh', 86400);"]),
             ("htop --version", [htop, "--version"]),
         ]
-        // `sh -c SCRIPT sh N PROGRAM ARGS...`: the program runs N times, and the loop stops at the first failure.
-        let script = #"n=$1; shift; i=0; while [ "$i" -lt "$n" ]; do "$@" >/dev/null || exit 1; i=$((i + 1)); done"#
-        return try StartToExit.compare(loops.map { name, command in (name, "/bin/sh", ["-c", script, "sh", String(commands)] + command) },
-                                       runs: rounds, scratch: root)
+        // `sh -c SCRIPT sh N ERRORS PROGRAM ARGS...`: the program runs N times; the loop stops at
+        // the first failure, whose standard error is left in ERRORS.
+        let script = #"n=$1; errors=$2; shift 2; i=0; while [ "$i" -lt "$n" ]; do "$@" >/dev/null 2>"$errors" || exit 1; i=$((i + 1)); done"#
+        let errors = root + "/shell-loop.err"
+        do {
+            return try StartToExit.compare(loops.map { name, command in (name, "/bin/sh", ["-c", script, "sh", String(commands), errors] + command) },
+                                           runs: rounds, scratch: root)
+        } catch let error as BenchError {
+            let said = (try? String(contentsOfFile: errors, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            throw said.isEmpty ? error : BenchError("\(error.description): \(said)")
+        }
     }
 }
