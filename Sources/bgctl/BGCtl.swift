@@ -35,6 +35,10 @@ struct BGCtl: ParsableCommand {
 
     /// Parses and runs, mapping every failure to one line on stderr and the contract's exit codes.
     static func main() {
+        if let topic = HelpTopic.unknown(in: Array(CommandLine.arguments.dropFirst())) {
+            printError("no such command: \(topic) (see bgctl --help)")
+            Foundation.exit(Exit.usage.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

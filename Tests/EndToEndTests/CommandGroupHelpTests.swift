@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A command group named without a subcommand prints its help and exits 0; bad usage of any
-/// group is one line on stderr and exit 2 (docs/cli.md).
+/// A command group named without a subcommand prints its help and exits 0, as `bgctl help` of
+/// any command does; bad usage of any group, and help for a command that does not exist, is one
+/// line on stderr and exit 2 (docs/cli.md).
 @Suite struct CommandGroupHelpTests {
     private func bgctl(_ env: TestEnvironment, _ arguments: [String]) throws -> TestEnvironment.Result {
         try env.run(TestEnvironment.binaries + "/bgctl", arguments + ["--state", env.state, "--config", env.config])
@@ -14,6 +15,9 @@ import Testing
         (["transfer"], "USAGE: bgctl transfer"),
         (["usage"], "USAGE: bgctl usage"),
         (["app"], "USAGE: bgctl app"),
+        (["help"], "USAGE: bgctl"),
+        (["help", "transfer", "download"], "USAGE: bgctl transfer download"),
+        (["help", "help"], "USAGE: bgctl"),
     ])
     func aGroupAloneShowsItsHelp(arguments: [String], usage: String) throws {
         let env = try TestEnvironment()
@@ -38,6 +42,9 @@ import Testing
         ["app", "enable", "com.example.a", "--at", "2026-01-01T00:00:00Z"],
         ["conditions", "set", "power=sideways"],
         ["status", "extra"],
+        ["help", "nosuch"],
+        ["help", "transfer", "nosuch"],
+        ["help", "status", "extra"],
     ])
     func badUsageOfAnyGroupExitsTwoWithOneLine(arguments: [String]) throws {
         let env = try TestEnvironment()
