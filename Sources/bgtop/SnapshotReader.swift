@@ -61,19 +61,7 @@ struct SnapshotReader {
             return DashboardSnapshot(now: now, stateDirectory: stateDirectory, problem: directoryProblem)
         }
         let state = SchedulerState(reading: snapshot, settings: settings, catalog: catalog, now: now)
-        let turn = state.launchTurn(at: now)
-        let pending = snapshot.requests.map { request in
-            let blockers = turn.blockers[request.key] ?? state.blockers(for: request, at: now)
-            let plan = blockers.contains(where: \.isUsagePlan) ? state.usagePlan(for: request, at: now) : nil
-            let model = request.kind == .appRefresh ? state.usageModels[request.app] : nil
-            var row = DashboardSnapshot.PendingRow(request: request, blockers: blockers, plannedLaunch: plan?.launchAt,
-                                                   predictedUse: plan?.predictedUse?.date,
-                                                   usageWeek: model.map { model in (0..<UsageModel.hoursPerWeek).map(model.likelihood(hourOfWeek:)) })
-            if blockers.contains(.coalescing) { row.coalescingEnds = turn.coalescingEnds }
-            return row
-        } + snapshot.pushes.map { push in
-            DashboardSnapshot.PendingRow(push: push, blockers: state.pushBlockers(for: push, at: now))
-        }
+        let pending = DashboardSnapshot.pendingRows(of: snapshot, state: state, now: now)
         var built = DashboardSnapshot(now: now, stateDirectory: stateDirectory, pending: pending)
         built.fill(records: snapshot, state: state, events: events, history: history, catalog: catalog, schedulerPID: schedulerPID, now: now)
         return built

@@ -123,22 +123,10 @@ struct LivePendingRowsTests {
     }()
 
     /// The pending rows as bgtop built them for every change before they were kept current: the
-    /// whole launch turn over every request.
+    /// whole launch turn over every request (``DashboardSnapshot/pendingRows(of:state:now:)``).
     static func fullRebuild(_ records: StateSnapshot, settings: SchedulerSettings, catalog: ManifestCatalog, now: Date) -> DashboardSnapshot {
         let state = SchedulerState(reading: records, settings: settings, catalog: catalog, now: now)
-        let turn = state.launchTurn(at: now)
-        let pending = records.requests.map { request in
-            let blockers = turn.blockers[request.key] ?? state.blockers(for: request, at: now)
-            let plan = blockers.contains(where: \.isUsagePlan) ? state.usagePlan(for: request, at: now) : nil
-            let model = request.kind == .appRefresh ? state.usageModels[request.app] : nil
-            var row = DashboardSnapshot.PendingRow(request: request, blockers: blockers, plannedLaunch: plan?.launchAt,
-                                                   predictedUse: plan?.predictedUse?.date,
-                                                   usageWeek: model.map { model in (0..<UsageModel.hoursPerWeek).map(model.likelihood(hourOfWeek:)) })
-            if blockers.contains(.coalescing) { row.coalescingEnds = turn.coalescingEnds }
-            return row
-        } + records.pushes.map { push in
-            DashboardSnapshot.PendingRow(push: push, blockers: state.pushBlockers(for: push, at: now))
-        }
+        let pending = DashboardSnapshot.pendingRows(of: records, state: state, now: now)
         return DashboardSnapshot(now: now, stateDirectory: "/full", pending: pending)
     }
 }
