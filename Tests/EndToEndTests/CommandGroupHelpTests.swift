@@ -45,6 +45,7 @@ import Testing
         ["help", "nosuch"],
         ["help", "transfer", "nosuch"],
         ["help", "status", "extra"],
+        ["--config", "/nonexistent", "help", "nosuch"],
     ])
     func badUsageOfAnyGroupExitsTwoWithOneLine(arguments: [String]) throws {
         let env = try TestEnvironment()
