@@ -16,13 +16,14 @@ import Testing
                               identifiers: [TestEnvironment.refreshID])
     }
 
-    /// A server whose `/held` entity (`size` bytes of `seed`) stops for 40 s after its first
-    /// 100 000 bytes, on the first request only: however long a loaded machine keeps the test from
-    /// looking, the awaited download is still under way when it does (a paced body left a window
-    /// of seconds, which a starved test could miss). Range continuations are not held.
+    /// A server whose `/held` entity (`size` bytes of `seed`) stops after its first 100 000 bytes,
+    /// on the first request only, until the attempt's 60 s request timeout: however long a loaded
+    /// machine keeps the test from looking, the awaited download is still under way when it does
+    /// (a paced body left a window of seconds, which a starved test could miss). Range
+    /// continuations are not held.
     private func heldServer(size: Int64, seed: UInt64) async throws -> LoopbackServer {
         try await LoopbackServer.start(routes: [
-            "/held": Route(.generated(size: size, seed: seed), nextRequests: [Faults(stallSeconds: 40, stallAfter: 100_000)]),
+            "/held": Route(.generated(size: size, seed: seed), nextRequests: [Faults(stallSeconds: 600, stallAfter: 100_000)]),
         ])
     }
 

@@ -130,10 +130,10 @@ import Glibc
         let size: Int64 = 9_000_000
         let server = try await LoopbackServer.start(routes: [
             // The resumed attempt stalls after 1 MB, so the crash always lands mid-transfer however
-            // late the test gets to look.
+            // late the test gets to look (within the attempt's 60 s request timeout).
             "/episode": Route(.generated(size: size, seed: 77), faults: Faults(bytesPerSecond: 3_000_000),
                               nextRequests: [Faults(bytesPerSecond: 3_000_000, dropAfter: 2_000_000),
-                                             Faults(bytesPerSecond: 3_000_000, stallSeconds: 30, stallAfter: 1_000_000)]),
+                                             Faults(bytesPerSecond: 3_000_000, stallSeconds: 600, stallAfter: 1_000_000)]),
         ])
         let daemon = try env.startDaemon()
         #expect(try run(env, ["download", server.url("/episode")]).status == 0)

@@ -144,16 +144,22 @@ import Glibc
         let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let server = try await LoopbackServer.start(routes: [
             // The first response drops; then the entity changes, and its first response stalls
-            // mid-body, where the scheduler is killed.
+            // mid-body, where the scheduler is killed. The stall (and the attempt's request
+            // timeout) outlast any time a loaded machine keeps the test from looking.
             "/moving": Route(.generated(size: size, seed: 7), faults: Faults(generation: 1),
                              nextRequests: [Faults(dropAfter: size / 3),
-                                            Faults(stallSeconds: 30, stallAfter: size / 2, generation: 1)]),
+                                            Faults(stallSeconds: 600, stallAfter: size / 2, generation: 1)]),
         ])
         let daemon = try env.startDaemon()
-        #expect(try fetcher.download("moving", server.url("/moving")).status == 0)
+        #expect(try fetcher.download("moving", server.url("/moving"), "--request-timeout", "900").status == 0)
         let partial = env.paths.transferPartialData(fetcher.key("moving"))
-        try await env.eventually("the new representation's bytes") {
-            server.requests(for: "/moving").count >= 2 && (StateFiles.size(of: partial) ?? 0) >= Int(size / 2)
+        do {
+            try await env.eventually("the new representation's bytes", timeout: 60) {
+                server.requests(for: "/moving").count >= 2 && (StateFiles.size(of: partial) ?? 0) >= Int(size / 2)
+            }
+        } catch {
+            throw TestFailure("\(error); partial \(String(describing: StateFiles.size(of: partial))) bytes; "
+                              + "requests \(server.requests(for: "/moving")); events: \(env.events().map(\.message))")
         }
         // What is on disk now is what a crash leaves: the new bytes and, already durable, their validator.
         let validator = try JSONSerialization.jsonObject(with: try StateFiles.read(env.paths.transferPartialValidator(fetcher.key("moving")))) as? [String: Any]

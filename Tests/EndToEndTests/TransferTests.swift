@@ -22,12 +22,14 @@ import Glibc
         let fetcher = try FetcherApp(env)
         let size: Int64 = 12_000_000
         let server = try await LoopbackServer.start(routes: [
-            // The first attempt stalls a third of the way in, so the crash lands mid-transfer.
+            // The first attempt stalls a third of the way in, so the crash lands mid-transfer; the
+            // stall (and the attempt's request timeout) outlast any time a loaded machine keeps
+            // the test from looking.
             "/big": Route(.generated(size: size, seed: 5), faults: Faults(bytesPerSecond: 3_000_000),
-                          nextRequests: [Faults(bytesPerSecond: 3_000_000, stallSeconds: 30, stallAfter: size / 3)]),
+                          nextRequests: [Faults(bytesPerSecond: 3_000_000, stallSeconds: 600, stallAfter: size / 3)]),
         ])
         let daemon = try env.startDaemon()
-        #expect(try fetcher.download("big", server.url("/big")).status == 0)
+        #expect(try fetcher.download("big", server.url("/big"), "--request-timeout", "900").status == 0)
         let partial = env.paths.transferPartialData(TaskKey(app: try Identifier(validating: Self.app), identifier: try Identifier(validating: "big")))
         try await env.eventually("a quarter of the bytes") { (StateFiles.size(of: partial) ?? 0) > Int(size / 4) }
         try await env.eventually("the record to show them") { (fetcher.transfer("big")?.bytesTransferred ?? 0) > size / 4 }
@@ -112,14 +114,15 @@ import Glibc
         let fetcher = try FetcherApp(env)
         let size: Int64 = 6_000_000
         let server = try await LoopbackServer.start(routes: [
-            // The first attempt stalls after 1 MB, so the pause always lands while it runs.
-            "/slow": Route(.generated(size: size, seed: 11), nextRequests: [Faults(stallSeconds: 30, stallAfter: 1_000_000)]),
-            "/doomed": Route(.generated(size: size, seed: 12), faults: Faults(stallSeconds: 30, stallAfter: 500_000)),
+            // The first attempt stalls after 1 MB, so the pause always lands while it runs, however
+            // long a loaded machine keeps the test from looking.
+            "/slow": Route(.generated(size: size, seed: 11), nextRequests: [Faults(stallSeconds: 600, stallAfter: 1_000_000)]),
+            "/doomed": Route(.generated(size: size, seed: 12), faults: Faults(stallSeconds: 600, stallAfter: 500_000)),
         ])
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        #expect(try fetcher.download("slow", server.url("/slow")).status == 0)
-        #expect(try fetcher.download("doomed", server.url("/doomed")).status == 0)
+        #expect(try fetcher.download("slow", server.url("/slow"), "--request-timeout", "900").status == 0)
+        #expect(try fetcher.download("doomed", server.url("/doomed"), "--request-timeout", "900").status == 0)
         // The partial file is the truth; the record's count is updated at most four times a second.
         let slowPartial = env.paths.transferPartialData(TaskKey(app: try Identifier(validating: Self.app), identifier: try Identifier(validating: "slow")))
         try await env.eventually("some bytes") { (StateFiles.size(of: slowPartial) ?? 0) > 0 }
