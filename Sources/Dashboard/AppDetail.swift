@@ -49,8 +49,8 @@ enum AppDetail {
         lines.append(("work", "\(count(requests.count, "request", "requests")), \(count(tasks.count, "task", "tasks")), "
                       + count(transfers.count, "transfer", "transfers")))
         list("  request", requests.map { pending in
-            (pending.request.identifier.rawValue, pending.blockers.isEmpty && pending.pushBlockers.isEmpty ? "ready"
-                : pending.waitingLabels.joined(separator: ", "))
+            (pending.request.identifier.rawValue, pending.blockers(under: snapshot.rowConditions).isEmpty && pending.pushBlockers.isEmpty
+                ? "ready" : pending.waitingLabels(under: snapshot.rowConditions).joined(separator: ", "))
         }, app: row.app, glyphs: glyphs, into: &lines)
         list("  task", tasks.map { task in
             (task.identifier.rawValue, "pid \(task.pid), \(task.state.rawValue), \(DurationText.compact(task.remaining(at: now))) left")

@@ -9,7 +9,13 @@ public struct DashboardSnapshot: Sendable {
         /// For a held push, a request of kind `remoteNotification` standing for it (identifier:
         /// the push id; submitted: when it was received), so sorting and filtering treat both alike.
         public var request: PendingRequest
-        public var blockers: [Blocker]
+        /// What holds the request: when ``conditionGroup`` is set, only what holds it apart from
+        /// the machine's conditions (the group's part is joined when shown, ``blockers(under:)``,
+        /// so that a change of conditions edits no row); otherwise all of it.
+        public var ownBlockers: [Blocker]
+        /// What the request needs of the machine's conditions, for a row that keeps only its own
+        /// blockers.
+        public var conditionGroup: RequestConditionGroup?
         /// The held push this row shows, if it is one.
         public var push: HeldPush?
         public var pushBlockers: [PushBlocker]
@@ -22,10 +28,12 @@ public struct DashboardSnapshot: Sendable {
         /// zone) for an app refresh of an app with a usage history: the detail view's heat map.
         public var usageWeek: [Double]?
 
+        /// A row held by `blockers`, all of them.
         public init(request: PendingRequest, blockers: [Blocker], plannedLaunch: Date? = nil, predictedUse: Date? = nil,
                     usageWeek: [Double]? = nil) {
             self.request = request
-            self.blockers = blockers
+            ownBlockers = blockers
+            conditionGroup = nil
             push = nil
             pushBlockers = []
             self.plannedLaunch = plannedLaunch
@@ -33,20 +41,44 @@ public struct DashboardSnapshot: Sendable {
             self.usageWeek = usageWeek
         }
 
+        /// A row held by `ownBlockers` and by whatever the conditions of the moment hold
+        /// `conditionGroup` for.
+        public init(request: PendingRequest, ownBlockers: [Blocker], conditionGroup: RequestConditionGroup,
+                    plannedLaunch: Date? = nil, predictedUse: Date? = nil, usageWeek: [Double]? = nil) {
+            self.init(request: request, blockers: ownBlockers, plannedLaunch: plannedLaunch, predictedUse: predictedUse,
+                      usageWeek: usageWeek)
+            self.conditionGroup = conditionGroup
+        }
+
         public init(push: HeldPush, blockers: [PushBlocker]) {
             request = PendingRequest(app: push.app, identifier: push.id, kind: .remoteNotification,
                                      submittedAt: push.receivedAt, commandID: push.commandID)
-            self.blockers = []
+            ownBlockers = []
+            conditionGroup = nil
             self.push = push
             pushBlockers = blockers
         }
 
-        /// What the row waits for, in the short words of tables; a wait for a predicted use says
-        /// for when (`use ~08:10, refresh 08:00`, UTC like every clock time on screen).
-        public var waitingLabels: [String] {
+        /// Everything that holds the request under the machine's conditions `effective` (the
+        /// snapshot's ``DashboardSnapshot/rowConditions``).
+        public func blockers(under effective: Conditions) -> [Blocker] {
+            conditionGroup.map { $0.blockers(joining: ownBlockers, under: effective) } ?? ownBlockers
+        }
+
+        /// What the row waits for under `effective`, in the short words of tables; a wait for a
+        /// predicted use says for when (`use ~08:10, refresh 08:00`, UTC like every clock time on
+        /// screen).
+        public func waitingLabels(under effective: Conditions) -> [String] {
             if push != nil { return pushBlockers.map(\.label) }
-            return blockers.map { blocker in
-                if blocker == .coalescing, let coalescingEnds { return "coalescing \(TextFormat.clock(coalescingEnds, seconds: true))" }
+            return labels(of: blockers(under: effective))
+        }
+
+        /// The labels of `blockers`, some of what holds this row.
+        func labels(of blockers: [Blocker]) -> [String] {
+            blockers.map { blocker in
+                if blocker == .coalescing, let coalescingEnds {
+                    return "coalescing \(TextFormat.clock(coalescingEnds, seconds: true))"
+                }
                 guard blocker.isUsagePlan, let plannedLaunch else { return blocker.label }
                 let use = predictedUse.map { "use ~\(TextFormat.clock($0, seconds: false)), " } ?? "\(blocker.label): "
                 return use + "refresh " + TextFormat.clock(plannedLaunch, seconds: false)
@@ -59,7 +91,15 @@ public struct DashboardSnapshot: Sendable {
     /// The pid holding the scheduler lock, `nil` when no scheduler runs.
     public var schedulerPID: Int32?
     public var heartbeat: DaemonHeartbeat?
-    public var conditions: ConditionsRecord?
+    public var conditions: ConditionsRecord? {
+        didSet {
+            // The rows join their condition blockers when shown: a filter may now show others.
+            if oldValue?.effective != conditions?.effective { rowCache = rowCache.droppingFiltered(.pending) }
+        }
+    }
+    /// The conditions the pending rows' condition blockers are worked out under: the scheduler's
+    /// policy reads the same (the defaults of ``Conditions`` before the first probe).
+    public var rowConditions: Conditions { conditions?.effective ?? Conditions() }
     public var pending: [PendingRow] {
         get { pendingRows }
         set {

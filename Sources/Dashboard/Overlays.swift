@@ -85,7 +85,7 @@ enum Overlays {
                 heatMap = (week, lines.count + 1)
                 lines += UsageHeatMap.lines()
             }
-            let blockers = Set(row.blockers)
+            let blockers = Set(row.blockers(under: snapshot.rowConditions))
             // Usage prediction's waits, the launch turn's holds and the recent-use rule are listed
             // only when they hold the request: most requests never meet them, and "ok" would say nothing.
             for blocker in Blocker.allCases where blockers.contains(blocker) || !blocker.isListedOnlyWhenHolding {

@@ -39,10 +39,10 @@ struct PanelContent {
                 .compactMap { $0 }.joined(separator: ",")
             // The snapshot was read a moment ago; a begin date that has passed since is no blocker.
             // (Within a second counts as passed, as the EARLIEST column's "due" does.)
-            var shown = row
-            shown.blockers = row.blockers.filter { $0 != .earliestBeginDate || (request.earliestBeginDate ?? now).timeIntervalSince(now) >= 1 }
-            let waiting = shown.blockers.isEmpty ? TableCell("ready: launching", style: palette.good)
-                                                 : TableCell(shown.waitingLabels.joined(separator: ", "))
+            let blockers = row.blockers(under: snapshot.rowConditions)
+                .filter { $0 != .earliestBeginDate || (request.earliestBeginDate ?? now).timeIntervalSince(now) >= 1 }
+            let waiting = blockers.isEmpty ? TableCell("ready: launching", style: palette.good)
+                                           : TableCell(row.labels(of: blockers).joined(separator: ", "))
             return [TableCell(request.app.rawValue, keepsTail: true), identifierCell(request.identifier, app: request.app, widths: widths),
                     TableCell(kindLabel(request.kind, widths[2])),
                     TableCell(DurationText.until(request.earliestBeginDate, from: now)),
@@ -92,7 +92,7 @@ struct PanelContent {
     /// what it requires; its expiry is in the details.
     private func pushCells(_ push: HeldPush, row: DashboardSnapshot.PendingRow, widths: [Int]) -> [TableCell] {
         let waiting = row.pushBlockers.isEmpty ? TableCell("ready: delivering", style: palette.good)
-                                               : TableCell(row.waitingLabels.joined(separator: ", "))
+                                               : TableCell(row.waitingLabels(under: snapshot.rowConditions).joined(separator: ", "))
         let coalesced = push.coalescedCount > 0 ? " +\(push.coalescedCount)" : ""
         return [TableCell(push.app.rawValue, keepsTail: true), TableCell(push.id.rawValue + coalesced, keepsTail: true),
                 TableCell(kindLabel(.remoteNotification, widths[2])),

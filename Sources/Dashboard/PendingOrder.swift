@@ -31,14 +31,16 @@ enum PendingOrder {
         return a.identifier != b.identifier ? a.identifier < b.identifier : pushTie
     }
 
-    /// Whether `row` shows under the lowercased filter text `needle` (empty: every row).
-    static func matches(_ row: DashboardSnapshot.PendingRow, needle: String) -> Bool {
+    /// Whether `row` shows under the lowercased filter text `needle` (empty: every row), its
+    /// condition blockers worked out under `conditions`.
+    static func matches(_ row: DashboardSnapshot.PendingRow, needle: String, conditions: Conditions) -> Bool {
         guard !needle.isEmpty else { return true }
         let request = row.request
+        let blockers = row.blockers(under: conditions)
         let fields = [request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
-                      row.blockers.map(\.rawValue).joined(separator: " "),
+                      blockers.map(\.rawValue).joined(separator: " "),
                       row.pushBlockers.map(\.rawValue).joined(separator: " "),
-                      row.waitingLabels.joined(separator: ", ")]
+                      row.push == nil ? row.labels(of: blockers).joined(separator: ", ") : row.pushBlockers.map(\.label).joined(separator: ", ")]
         return fields.contains { $0.lowercased().contains(needle) }
     }
 

@@ -19,6 +19,7 @@ extension DashboardSnapshot {
     /// rows are the same as a full sort of the edited array would give (``PendingOrder``).
     public mutating func editPending(_ edits: [PendingRowEdit]) {
         guard !edits.isEmpty else { return }
+        let conditions = rowConditions
         var carried = rowCache.takeAll()
         let lastPending = rowCache.lastPending.withLock { $0 }
         // Taken out of the snapshot so that, unless a copy of the snapshot shares them, both are
@@ -34,8 +35,8 @@ extension DashboardSnapshot {
         // is dropped and worked out again in full when asked.
         var broken = Set<Int>()
         func unplace(_ row: PendingRow, at index: Int, unless kept: PendingRow? = nil) {
-            for slot in sorted.indices where !broken.contains(slot) && PendingOrder.matches(row, needle: sorted[slot].needle) {
-                if let kept, PendingOrder.matches(kept, needle: sorted[slot].needle) { continue }
+            for slot in sorted.indices where !broken.contains(slot) && PendingOrder.matches(row, needle: sorted[slot].needle, conditions: conditions) {
+                if let kept, PendingOrder.matches(kept, needle: sorted[slot].needle, conditions: conditions) { continue }
                 let key = sorted[slot].key
                 let place = PendingOrder.place(of: row, in: sorted[slot].rows.sourceIndices, rows: rows, column: key.column, reversed: key.reversed)
                 guard place < sorted[slot].rows.count, sorted[slot].rows.sourceIndices[place] == index else {
@@ -47,8 +48,8 @@ extension DashboardSnapshot {
             }
         }
         func place(_ row: PendingRow, at index: Int, unless kept: PendingRow? = nil) {
-            for slot in sorted.indices where !broken.contains(slot) && PendingOrder.matches(row, needle: sorted[slot].needle) {
-                if let kept, PendingOrder.matches(kept, needle: sorted[slot].needle) { continue }
+            for slot in sorted.indices where !broken.contains(slot) && PendingOrder.matches(row, needle: sorted[slot].needle, conditions: conditions) {
+                if let kept, PendingOrder.matches(kept, needle: sorted[slot].needle, conditions: conditions) { continue }
                 let key = sorted[slot].key
                 let place = PendingOrder.place(of: row, in: sorted[slot].rows.sourceIndices, rows: rows, column: key.column, reversed: key.reversed)
                 sorted[slot].rows.sourceIndices.insert(index, at: place)
@@ -56,7 +57,7 @@ extension DashboardSnapshot {
             }
         }
         func renumber(_ row: PendingRow, from old: Int, to new: Int) {
-            for slot in sorted.indices where !broken.contains(slot) && PendingOrder.matches(row, needle: sorted[slot].needle) {
+            for slot in sorted.indices where !broken.contains(slot) && PendingOrder.matches(row, needle: sorted[slot].needle, conditions: conditions) {
                 let key = sorted[slot].key
                 let place = PendingOrder.place(of: row, in: sorted[slot].rows.sourceIndices, rows: rows, column: key.column, reversed: key.reversed)
                 guard place < sorted[slot].rows.count, sorted[slot].rows.sourceIndices[place] == old else {
@@ -71,8 +72,8 @@ extension DashboardSnapshot {
             case .replace(let index, let row):
                 let old = rows[index]
                 if old.request == row.request && (old.push == nil) == (row.push == nil) {
-                    // The same place in every order (a change of blockers, as a change of
-                    // conditions makes for thousands of rows): only a filter may now show or hide it.
+                    // The same place in every order (a change of blockers): only a filter may now
+                    // show or hide it.
                     unplace(old, at: index, unless: row)
                     rows[index] = row
                     place(row, at: index, unless: old)

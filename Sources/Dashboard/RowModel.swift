@@ -58,7 +58,8 @@ extension DashboardSnapshot {
         switch panel {
         case .pending:
             let rows = pending
-            indices = rows.indices.filter { PendingOrder.matches(rows[$0], needle: needle) }
+            let conditions = rowConditions
+            indices = rows.indices.filter { PendingOrder.matches(rows[$0], needle: needle, conditions: conditions) }
             indices.sort { PendingOrder.precedes(rows[$0], rows[$1], column: column) }
             for index in indices { ids[index] = Self.rowID(pending[index].request.key) }
         case .running:
@@ -175,6 +176,11 @@ final class RowCache: Sendable {
     /// A cache holding this one's entries but those of `panel`, which leave this one.
     func dropping(_ panel: Panel) -> RowCache {
         RowCache(takeAll().filter { $0.key.panel != panel }, lastPending: lastPending.withLock { $0 })
+    }
+
+    /// A cache holding this one's entries but the filtered ones of `panel`, which leave this one.
+    func droppingFiltered(_ panel: Panel) -> RowCache {
+        RowCache(takeAll().filter { $0.key.panel != panel || $0.key.filter.isEmpty }, lastPending: lastPending.withLock { $0 })
     }
 
     /// Every entry, leaving this cache empty: the rows move to a new snapshot's cache without a

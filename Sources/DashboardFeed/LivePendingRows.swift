@@ -48,9 +48,10 @@ public struct LivePendingRows {
 }
 
 extension DashboardSnapshot.PendingRow {
-    /// The row of `request`, which waits as `wait` says.
+    /// The row of `request`, which waits as `wait` says: its own blockers, the conditions' part
+    /// joined when shown.
     public init(request: PendingRequest, wait: RequestWait) {
-        self.init(request: request, blockers: wait.blockers, plannedLaunch: wait.plan?.launchAt,
+        self.init(request: request, ownBlockers: wait.ownBlockers, conditionGroup: wait.group, plannedLaunch: wait.plan?.launchAt,
                   predictedUse: wait.plan?.predictedUse?.date, usageWeek: wait.usageWeek)
         coalescingEnds = wait.coalescingEnds
     }

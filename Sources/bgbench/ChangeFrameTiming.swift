@@ -102,6 +102,7 @@ enum ChangeFrameTiming {
             precondition(grid.size == size && snapshot.pending.count == count + added.count)
         }
         var conditionSamples: [Double] = []
+        var lastMentions: Int?
         for change in 0..<conditionChanges {
             let now = Date()
             let record = ConditionsRecord(probed: Conditions(externalPower: change % 2 == 0), probedAt: now)
@@ -114,6 +115,13 @@ enum ChangeFrameTiming {
             let grid = DashboardView.render(snapshot, state: dashboard, size: size, theme: .builtInDefault, glyphs: .unicode)
             conditionSamples.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9)
             precondition(grid.size == size)
+            // What was timed drew the change: on battery the rows that need power wait for it
+            // ("power" in their waiting column too, not only in their requirements).
+            let mentions = grid.textLines.joined().components(separatedBy: "power").count - 1
+            if let last = lastMentions {
+                precondition((mentions > last) == (change % 2 == 1), "the screen did not follow the conditions: \(last) then \(mentions)")
+            }
+            lastMentions = mentions
         }
         return Result(requests: Samples(samples), conditions: Samples(conditionSamples))
     }

@@ -12,14 +12,14 @@ struct LaunchTurnRowTests {
     @Test func aCoalescingHoldSaysWhenItEnds() {
         var row = DashboardSnapshot.PendingRow(request: UsageWaitTests.request, blockers: [.coalescing])
         row.coalescingEnds = Self.now.addingTimeInterval(12)
-        #expect(row.waitingLabels == ["coalescing 10:00:12"])
+        #expect(row.waitingLabels(under: Conditions()) == ["coalescing 10:00:12"])
         row.coalescingEnds = nil
-        #expect(row.waitingLabels == ["coalescing"])
+        #expect(row.waitingLabels(under: Conditions()) == ["coalescing"])
     }
 
     @Test func aQueuedLaunchReadsQueued() {
         let row = DashboardSnapshot.PendingRow(request: UsageWaitTests.request, blockers: [.launchLimit])
-        #expect(row.waitingLabels == ["queued"])
+        #expect(row.waitingLabels(under: Conditions()) == ["queued"])
     }
 
     @Test func theDetailViewListsTheHoldOnlyWhileItHolds() {

@@ -38,7 +38,11 @@ struct LivePendingRowsTests {
                                     settings: world.settings, catalog: world.catalog,
                                     configurationChanged: change.configuration, now: world.now)
             snapshot.now = world.now
+            // As bgtop's reader fills the snapshot after the rows: the conditions they are shown under.
+            snapshot.conditions = world.mirror.snapshotExceptRequests.conditions
             let full = Self.fullRebuild(world.mirror.snapshot, settings: world.settings, catalog: world.catalog, now: world.now)
+            try Self.expectThePolicysBlockers(full, world.mirror.snapshot, settings: world.settings, catalog: world.catalog,
+                                              now: world.now, "seed \(seed) step \(step) (\(change.name))")
             #expect(state.conditions.effective == SchedulerState(reading: world.mirror.snapshot, settings: world.settings,
                                                                  catalog: world.catalog, now: world.now).conditions.effective)
             #expect(snapshot.pending.count == full.pending.count, "seed \(seed) step \(step): \(change.name)")
@@ -51,7 +55,7 @@ struct LivePendingRowsTests {
             }
             #expect(before.rows(.pending, state: focus).ids == beforeRows, "a copy kept from before the change changed")
             touched += snapshot.pending.count
-            if full.pending.contains(where: { $0.blockers == [.coalescing] || $0.blockers == [.launchLimit] }) { sawTurn = true }
+            if full.pending.contains(where: { $0.ownBlockers == [.coalescing] || $0.ownBlockers == [.launchLimit] }) { sawTurn = true }
         }
         #expect(touched > 0, "the changes made rows")
         #expect(world.kinds.isSuperset(of: ["request", "remove", "clock", "conditions", "app", "task", "push", "usage", "configuration"]),
@@ -127,6 +131,22 @@ struct LivePendingRowsTests {
     static func fullRebuild(_ records: StateSnapshot, settings: SchedulerSettings, catalog: ManifestCatalog, now: Date) -> DashboardSnapshot {
         let state = SchedulerState(reading: records, settings: settings, catalog: catalog, now: now)
         let pending = DashboardSnapshot.pendingRows(of: records, state: state, now: now)
-        return DashboardSnapshot(now: now, stateDirectory: "/full", pending: pending)
+        return DashboardSnapshot(now: now, stateDirectory: "/full", conditions: records.conditions, pending: pending)
+    }
+
+    /// Each request's row, its own blockers joined with its group's under the snapshot's
+    /// conditions, shows what the scheduler's policy says holds it: the launch turn's word, or
+    /// the request's blockers.
+    static func expectThePolicysBlockers(_ snapshot: DashboardSnapshot, _ records: StateSnapshot, settings: SchedulerSettings,
+                                         catalog: ManifestCatalog, now: Date, _ context: String) throws {
+        let state = SchedulerState(reading: records, settings: settings, catalog: catalog, now: now)
+        let turn = state.launchTurn(at: now)
+        let requests = Dictionary(records.requests.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        for row in snapshot.pending where row.push == nil {
+            let request = try #require(requests[row.request.key])
+            let policy = turn.blockers[request.key] ?? state.blockers(for: request, at: now)
+            #expect(row.blockers(under: snapshot.rowConditions) == policy, "\(context): \(request.key)")
+            if row.blockers(under: snapshot.rowConditions) != policy { return }
+        }
     }
 }

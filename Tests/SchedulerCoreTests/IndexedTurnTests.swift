@@ -27,6 +27,13 @@ import Testing
             for (key, blockers) in due.blockers {
                 #expect(full.blockers[key] == blockers, "seed \(seed), step \(step): blockers of \(key)")
             }
+            // What the dashboard shows: a request's own blockers joined with its group's.
+            for request in state.requests.values {
+                let blockers = state.blockers(for: request, at: now)
+                let joined = RequestConditionGroup(request).blockers(joining: blockers.filter { $0.condition == nil },
+                                                                     under: state.conditions.effective)
+                #expect(joined == blockers, "seed \(seed), step \(step): joined blockers of \(request.key)")
+            }
             #expect(state.nextWake(after: now) == ScanOfEveryRequest.nextWake(state, after: now), "seed \(seed), step \(step): next wake")
             #expect(state.isWaitingOnConditions(at: now) == ScanOfEveryRequest.isWaitingOnConditions(state, at: now),
                     "seed \(seed), step \(step): waiting on conditions")
