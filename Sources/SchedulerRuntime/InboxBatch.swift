@@ -13,7 +13,19 @@ extension SchedulerDaemon {
     func applyInboxBatch(now: Date) throws -> Bool {
         let inbox = Inbox(paths: paths)
         let batchSize = 1024
-        let names = try inbox.waiting(limit: batchSize + 1)
+        let names: [String]
+        do {
+            names = try inbox.waiting(limit: batchSize + 1)
+            if inboxListing.succeeded() { logger.info("the inbox can be listed again") }
+        } catch {
+            // Its commands wait where they are; everything else goes on (``InboxListingRetry``).
+            if inboxListing.failed(at: now) {
+                state.record(Event(time: now, type: .inboxUnreadable, reason: "\(error)",
+                                   message: "cannot list the inbox (\(error)); its commands wait there, and it is listed again in a second, then less often"))
+                logger.error("cannot list the inbox: \(error)")
+            }
+            return false
+        }
         var applied: [String] = []
         var handled = 0
         defer {

@@ -83,6 +83,8 @@ public final class SchedulerDaemon {
     /// kills, launches) waits for them, as it would have had the scheduler been up when they
     /// were written.
     var drainingStartupInbox = true
+    /// While the inbox cannot be listed: when to try again.
+    var inboxListing = InboxListingRetry()
     var lastProbe: Date
     private var stopping = false
     /// The service manager that started the scheduler (`Type=notify`), if any.
@@ -340,7 +342,7 @@ public final class SchedulerDaemon {
         handles.release(keeping: state.watchedPIDs.union(children))
         for action in transferActions { transferRunner.perform(action) }
         transferActions.removeAll()
-        wait.arm(at: [nextWake, committer.quietCheckpointDate(now: Date())].compactMap { $0 }.min())
+        wait.arm(at: [nextWake, committer.quietCheckpointDate(now: Date()), inboxListing.nextTry].compactMap { $0 }.min())
         armSampling()
     }
 }

@@ -61,6 +61,9 @@ public struct Event: Codable, Hashable, Sendable {
         /// logind announced a suspend (`PrepareForSleep`): the scheduler wrote its state and
         /// synced it, then released its sleep inhibitor. The resume is a `clockChanged`.
         case preparingForSleep
+        /// The inbox folder could not be listed (`reason`: the error): its commands wait there and
+        /// the scheduler runs on, listing it again on a timer. Recorded once per run of failures.
+        case inboxUnreadable
     }
 
     public var time: Date

@@ -1,0 +1,64 @@
+import Foundation
+import TaskState
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A scheduler whose inbox cannot be listed (out of descriptors under a flood of clients, out of
+/// memory, `inbox/new` replaced) stops nothing: the command socket and everything else go on, the
+/// inbox's commands wait where they are, and a timer lists the inbox again, since no file event
+/// may come to wake the scheduler once it can be read.
+@Suite struct InboxListingTests {
+    static let app = "com.example.listing"
+
+    @Test func anInboxThatCannotBeListedHoldsItsCommandsWhileTheSchedulerRunsOn() async throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], script: "exit 0\n")
+        // Nothing else may wake the scheduler on a timer (app refreshes wait on no condition, and
+        // no probe is due): only the inbox's retry can find the command left in it.
+        try env.writeSettings(["conditionsRecheckSeconds": 86400])
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        // `inbox/new` becomes a plain file; the folder, under another name, is still the one the
+        // scheduler watches (a watch follows the folder, not its name).
+        let away = env.paths.inboxNew + ".away"
+        #expect(rename(env.paths.inboxNew, away) == 0)
+        #expect(FileManager.default.createFile(atPath: env.paths.inboxNew, contents: Data()))
+
+        // A command over the socket makes a turn, which cannot list the inbox: applied all the same.
+        let submitted = try env.bgctl("submit", "--app", Self.app, "--id", "\(Self.app).refresh", "--kind", "refresh",
+                                      "--earliest", "+3600")
+        #expect(submitted.status == 0, "\(submitted)")
+        try await env.eventually("the inboxUnreadable event") { !env.events(.inboxUnreadable).isEmpty }
+        let event = try #require(env.events(.inboxUnreadable).first)
+        #expect(event.reason?.contains("directory") == true || event.reason?.contains("Not a") == true, "\(event)")
+        #expect(daemon.isRunning, "\(daemon.log)")
+
+        // A command a client leaves in the inbox meanwhile (the refresh moved to 2030): its file
+        // event wakes the scheduler, which still cannot list the inbox.
+        let id = Command.newID()
+        let command = """
+            {"id":"\(id)","issuedAt":"\(JSONFormat.string(from: Date()))","type":"submit","app":"\(Self.app)",\
+            "identifier":"\(Self.app).refresh","kind":"appRefresh","earliestBeginDate":"2030-01-01T00:00:00Z"}
+            """
+        try FileManager.default.createDirectory(atPath: env.paths.inboxTemporary, withIntermediateDirectories: true)
+        try Data(command.utf8).write(to: URL(fileURLWithPath: "\(env.paths.inboxTemporary)/\(id).json"))
+        #expect(rename("\(env.paths.inboxTemporary)/\(id).json", "\(away)/\(id).json") == 0)
+        // Long enough for the scheduler to take that event and fail to list again.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!StateFiles.exists(env.paths.outcome(id)), "not applied while the inbox cannot be listed")
+
+        // The folder back under its name: no file event comes any more; the retry lists it.
+        #expect(unlink(env.paths.inboxNew) == 0 && rename(away, env.paths.inboxNew) == 0)
+        try await env.eventually("the waiting command to be applied", timeout: 120) { StateFiles.exists(env.paths.outcome(id)) }
+        let outcome = try JSONFormat.decode(CommandOutcome.self, from: try StateFiles.read(env.paths.outcome(id)))
+        #expect(outcome.error == nil, "\(outcome)")
+        let requests = try env.requests()
+        #expect(requests.count == 1 && (requests.first?["earliestBeginDate"] as? String)?.hasPrefix("2030-01-01") == true, "\(requests)")
+        #expect(env.events(.inboxUnreadable).count == 1, "one event for the run of failures")
+        #expect(daemon.isRunning, "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+}
