@@ -150,6 +150,7 @@ struct GroupCommit {
         var ensured: Set<String> = []
         for write in batch.writes {
             let path = try absolute(write.path)
+            if Self.expiryAlarmWroteLater(over: write.contents, at: path) { continue }
             let directory = StateFiles.directoryName(of: path)
             if ensured.insert(directory).inserted { try StateFiles.ensureDirectory(directory) }
             try StateFiles.write(Data(write.contents.utf8), to: path, durable: false)
@@ -162,6 +163,20 @@ struct GroupCommit {
             try log.append(Data(batch.events.utf8))
         }
         for command in batch.consumedCommands { try StateFiles.remove(try absolute(command)) }
+    }
+
+    /// Whether the file at `path` holds a task the expiry alarm marked `expiring` (outside the
+    /// journal, after the batch that last wrote it) where `contents` would bring the same launch
+    /// back to `running`. Such a write is skipped on replay: the next scheduler would otherwise
+    /// expire the task again and send its process a second expiration signal. A task never goes
+    /// from `expiring` back to `running`, so nothing the journal says is lost.
+    private static func expiryAlarmWroteLater(over contents: String, at path: String) -> Bool {
+        guard contents.contains("\"running\""),
+              let replayed = try? JSONFormat.decode(LaunchedTask.self, from: Data(contents.utf8)), replayed.state == .running,
+              let data = try? StateFiles.read(path), let current = try? JSONFormat.decode(LaunchedTask.self, from: data)
+        else { return false }
+        return current.state == .expiring && current.key == replayed.key && current.launchID == replayed.launchID
+            && current.pid == replayed.pid
     }
 
     private func relative(_ path: String) -> String {

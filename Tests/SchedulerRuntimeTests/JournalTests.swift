@@ -136,6 +136,46 @@ import Testing
         #expect(read(env.state + "/requests/app/job.json") == "4\n")
     }
 
+    /// The expiry alarm marks a due task `expiring` in its file outside the journal. A replay of
+    /// the batch that wrote it as running must not bring it back: the next scheduler would expire
+    /// it again and signal its process a second time. Another launch under the same key is
+    /// written as its batch says.
+    @Test func replayKeepsATaskTheExpiryAlarmMarkedExpiring() throws {
+        let env = try TestEnvironment()
+        let commit = try committer(env)
+        let start = Date(timeIntervalSince1970: 1_795_341_600)
+        let running = LaunchedTask(app: try Identifier(validating: "com.example.alarm"),
+                                   identifier: try Identifier(validating: "com.example.alarm.work"), kind: .appRefresh,
+                                   launchReason: "scheduled", simulated: false, pid: 4242, processGroup: 4242,
+                                   processStartTicks: 77, launchID: "launch-1", startedAt: start, deadline: start.addingTimeInterval(30))
+        let path = env.paths.task(running.key)
+        func batch(_ task: LaunchedTask) throws -> GroupCommit.Batch {
+            var batch = GroupCommit.Batch()
+            batch.writes = [.init(path: String(path.dropFirst(env.state.count + 1)),
+                                  contents: String(decoding: try JSONFormat.encode(task), as: UTF8.self))]
+            return batch
+        }
+        try commit.commit(try batch(running))
+        // The alarm, at the deadline: the file says expiring; then the scheduler is killed.
+        var expiring = running
+        expiring.state = .expiring
+        expiring.expiringSince = running.deadline
+        expiring.killDeadline = running.deadline.addingTimeInterval(5)
+        try StateFiles.write(try JSONFormat.encode(expiring), to: path, durable: false)
+        #expect(try committer(env).replayJournal().replayed == 1)
+        #expect(try JSONFormat.decode(LaunchedTask.self, from: try StateFiles.read(path)) == expiring)
+
+        // A new launch of the same identifier, journaled as running over the old one's expiring file.
+        var relaunched = running
+        relaunched.launchID = "launch-2"
+        relaunched.pid = 4343
+        let again = try committer(env)
+        try again.commit(try batch(relaunched))
+        try StateFiles.write(try JSONFormat.encode(expiring), to: path, durable: false)
+        #expect(try committer(env).replayJournal().replayed == 1)
+        #expect(try JSONFormat.decode(LaunchedTask.self, from: try StateFiles.read(path)) == relaunched)
+    }
+
     @Test func theEventLogIsRotatedOnlyWithAnEmptyJournal() throws {
         let env = try TestEnvironment()
         var settings = SchedulerSettings()
