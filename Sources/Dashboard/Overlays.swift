@@ -108,7 +108,7 @@ enum Overlays {
         case .transfers:
             let transfer = snapshot.transfers[source]
             key = transfer.key
-            lines = [("app", transfer.app.rawValue), ("identifier", transfer.identifier.rawValue), ("url", transfer.url),
+            lines = [("app", transfer.app.rawValue), ("identifier", transfer.identifier.rawValue), ("url", URLText.hidingCredentials(transfer.url)),
                      ("direction", transfer.direction.rawValue), ("state", transfer.state.rawValue),
                      ("waiting for", snapshot.transferBlockers[transfer.key]?.map(\.rawValue).joined(separator: ", ") ?? "-"),
                      ("bytes", "\(transfer.bytesTransferred) of \(transfer.bytesExpected.map(String.init) ?? "unknown")"),

@@ -93,7 +93,7 @@ extension DashboardSnapshot {
         case .transfers:
             indices = transfers.indices.filter { index in
                 let transfer = transfers[index]
-                return matches(transfer.app.rawValue, transfer.identifier.rawValue, transfer.url, transfer.state.rawValue)
+                return matches(transfer.app.rawValue, transfer.identifier.rawValue, URLText.hidingCredentials(transfer.url), transfer.state.rawValue)
             }
             indices.sort { a, b in
                 let x = transfers[a], y = transfers[b]

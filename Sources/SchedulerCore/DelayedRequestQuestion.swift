@@ -97,7 +97,7 @@ extension SchedulerState {
             record.delayedRequestOutcome = .changed
             let names = answer.headers.map { $0.isEmpty ? "no headers" : "headers " + $0.map(\.name).joined(separator: ", ") }
             let droppedText = dropped.isEmpty ? nil : "secret headers \(dropped.joined(separator: ", ")) dropped: another origin"
-            said = "begins with a changed request (" + [answer.url.map { "URL \($0)" }, names, droppedText].compactMap { $0 }.joined(separator: ", ") + ")"
+            said = "begins with a changed request (" + [answer.url.map { "URL \(URLText.hidingCredentials($0))" }, names, droppedText].compactMap { $0 }.joined(separator: ", ") + ")"
         }
         record.updatedAt = now
         setTransfer(record)

@@ -94,7 +94,7 @@ extension SchedulerState {
         setTransfer(record)
         let discretionary = record.isDiscretionary ? ", discretionary" : ""
         let delayed = record.relaunchDelayUntil.map { ", relaunch delay \(Self.seconds($0.timeIntervalSince(now)))" } ?? ""
-        let message = "\(request.direction.rawValue) \(request.identifier) of \(request.url) created\(discretionary)\(delayed)"
+        let message = "\(request.direction.rawValue) \(request.identifier) of \(URLText.hidingCredentials(request.url)) created\(discretionary)\(delayed)"
         self.record(Event(time: now, type: .transferCreated, app: request.app, identifier: request.identifier,
                           command: command, reason: request.direction.rawValue, message: "\(request.app): \(message)"))
         return .success(message)

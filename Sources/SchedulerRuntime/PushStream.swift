@@ -33,6 +33,8 @@ final class PushStream: @unchecked Sendable {
     private var retry: Scheduled<Void>?
 
     private var url: String { subscription.ntfy }
+    /// The subscription's URL as events show it (``URLText``).
+    private var shownURL: String { URLText.hidingCredentials(subscription.ntfy) }
 
     /// How a connection ended.
     struct End: Error {
@@ -85,7 +87,7 @@ final class PushStream: @unchecked Sendable {
         do {
             request = try HTTPClient.Request(url: subscription.streamURL(since: cursor), method: .GET, headers: headers)
         } catch {
-            return ended(End(reason: "cannot make a request of \(url): \(error)", opened: false))
+            return ended(End(reason: "cannot make a request of \(shownURL): \(error)", opened: false))
         }
         let connection = StreamConnection(loop: loop, opened: { [self] in connected() },
                                           take: { [self] (event) throws(End) in try take(event) })
@@ -116,7 +118,7 @@ final class PushStream: @unchecked Sendable {
         }
         let what = end.opened ? "ended" : "failed (\(failures) in a row)"
         report(Event(time: now, type: .pushSubscription, app: app, reason: end.opened ? "disconnected" : "failed",
-                     message: "\(app): push subscription \(url) \(what): \(end.reason); reconnecting in \(DurationText.compact(delay))"))
+                     message: "\(app): push subscription \(shownURL) \(what): \(end.reason); reconnecting in \(DurationText.compact(delay))"))
         retry = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { [self] in connect() }
     }
 
@@ -132,7 +134,7 @@ final class PushStream: @unchecked Sendable {
         }
         let resuming = cursor.map { " (since message \($0))" } ?? ""
         report(Event(time: now, type: .pushSubscription, app: app, reason: "connected",
-                     message: "\(app): push subscription \(url) connected\(resuming)"))
+                     message: "\(app): push subscription \(shownURL) connected\(resuming)"))
     }
 
     /// A `message` event: a push made durable in the inbox, then the cursor moved past it; or an
@@ -142,10 +144,10 @@ final class PushStream: @unchecked Sendable {
     private func take(_ event: NtfyStreamEvent) throws(End) {
         guard !stopped else { throw End(reason: "stopped", opened: true) }
         let now = Date()
-        switch event.push(for: app, source: url) {
+        switch event.push(for: app, source: shownURL) {
         case .failure(let refusal):
             report(Event(time: now, type: .pushDropped, app: app, reason: "notAPush",
-                         message: "\(app): \(refusal.description) (from \(url))"))
+                         message: "\(app): \(refusal.description) (from \(shownURL))"))
             // An id unfit for a cursor (empty, too long) is not kept: `since=` could not name it.
             if PushRequest(app: app, messageID: event.id).problem == nil { advance(to: event.id, at: now) }
         case .success(let push):
@@ -176,7 +178,7 @@ final class PushStream: @unchecked Sendable {
             try statusFile.update(url, change)
         } catch {
             report(Event(time: Date(), type: .pushSubscription, app: app, reason: "statusNotWritten",
-                         message: "\(app): cannot write the status of push subscription \(url): \(error.description)"))
+                         message: "\(app): cannot write the status of push subscription \(shownURL): \(error.description)"))
         }
     }
 }

@@ -145,9 +145,11 @@ public struct TransferRecord: Codable, Hashable, Sendable {
 
     /// The record as it may leave the state directory (`bgctl watch --json`, a remote `bgtop`):
     /// secret header values replaced by `redacted`, in the request and in the final response (a
-    /// server may answer with a refreshed token under a secret name).
+    /// server may answer with a refreshed token under a secret name), and the URL's credentials
+    /// hidden (``URLText``).
     public var redacted: TransferRecord {
         var copy = self
+        copy.url = URLText.hidingCredentials(url)
         copy.headers = redactedHeaders
         copy.responseHeaders = responseHeaders.map { TransferHeaderRules.redacted($0, secretNames: secretHeaderNames) }
         return copy

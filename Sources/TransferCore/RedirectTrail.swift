@@ -60,7 +60,11 @@ public struct RedirectTrail: Hashable, Sendable {
         let hop = Hop(url: url, method: method, sendsBody: method == current.method && method != "GET" && method != "HEAD")
         // §15.4: a cycle is a request repeated exactly; it cannot end.
         if visited.contains(Visit(url: url, method: method)) {
-            return .failure(.redirectLoop("\(url) redirects back to itself"))
+            // Said without the URL's credentials: the message is shown and logged.
+            var shown = URLComponents(string: url)
+            shown?.user = nil
+            shown?.password = nil
+            return .failure(.redirectLoop("\(shown?.string ?? url) redirects back to itself"))
         }
         visited.append(Visit(url: url, method: method))
         return .success(hop)

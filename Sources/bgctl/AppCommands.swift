@@ -121,7 +121,7 @@ struct Apps: ParsableCommand {
             print("\nPUSH SUBSCRIPTIONS")
             for entry in subscribed {
                 for subscription in entry.pushSubscriptions {
-                    var line = "\(entry.id) \(subscription.url): \(subscription.state)"
+                    var line = "\(entry.id) \(URLText.hidingCredentials(subscription.url)): \(subscription.state)"
                     if let error = subscription.lastError, subscription.state == "failing" {
                         line += " (\(subscription.failures) failures, last: \(error)"
                         line += subscription.nextAttemptAt.map { "; next try \(DurationText.until($0, from: now)))" } ?? ")"

@@ -128,7 +128,7 @@ struct Listing: Encodable {
         }
         transfers = snapshot.transfers.sorted { $0.key < $1.key }.map { transfer in
             Transfer(app: transfer.app, identifier: transfer.identifier, state: transfer.state,
-                     direction: transfer.direction, url: transfer.url, bytesTransferred: transfer.bytesTransferred,
+                     direction: transfer.direction, url: URLText.hidingCredentials(transfer.url), bytesTransferred: transfer.bytesTransferred,
                      bytesExpected: transfer.bytesExpected, bytesPerSecond: transfer.bytesPerSecond, session: transfer.session,
                      isDiscretionary: transfer.isDiscretionary, earliestBeginDate: transfer.earliestBeginDate,
                      retries: transfer.retries, retryAt: transfer.retryAt, lastError: transfer.lastError,
