@@ -16,7 +16,16 @@ extension SchedulerDaemon {
         let names: [String]
         do {
             names = try inbox.waiting(limit: batchSize + 1)
-            if inboxListing.succeeded() { logger.info("the inbox can be listed again") }
+            if inboxListing.succeeded() {
+                // The folder listed may be a new one (the old one removed): a watch follows a
+                // folder, not its name, so it is watched again (the same folder keeps its watch).
+                do {
+                    try wait.watcher.watch(paths.inboxNew, mask: Self.inboxWatchMask)
+                    logger.info("the inbox can be listed again")
+                } catch {
+                    logger.error("the inbox can be listed again but not watched: \(error)")
+                }
+            }
         } catch {
             // Its commands wait where they are; everything else goes on (``InboxListingRetry``).
             if inboxListing.failed(at: now) {

@@ -14,12 +14,20 @@ struct InboxListingRetry {
     private var wait = Self.firstWait
 
     /// Notes a failed listing at `now`. Returns whether it is the first of a run of failures
-    /// (the one worth an event).
+    /// (the one worth an event). A failure before the next try is due (a turn something else
+    /// woke) keeps the timer as it is: only the timer's own tries lengthen the wait, so a flood
+    /// of wakes does not push the next try a minute away.
     mutating func failed(at now: Date) -> Bool {
-        let first = nextTry == nil
-        if first { wait = Self.firstWait } else { wait = min(wait * 2, Self.longestWait) }
-        nextTry = now.addingTimeInterval(wait)
-        return first
+        guard let due = nextTry else {
+            wait = Self.firstWait
+            nextTry = now.addingTimeInterval(wait)
+            return true
+        }
+        if now >= due {
+            wait = min(wait * 2, Self.longestWait)
+            nextTry = now.addingTimeInterval(wait)
+        }
+        return false
     }
 
     /// Notes a listing that worked. Returns whether the listing had been failing.

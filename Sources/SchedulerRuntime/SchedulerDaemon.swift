@@ -85,6 +85,8 @@ public final class SchedulerDaemon {
     var drainingStartupInbox = true
     /// While the inbox cannot be listed: when to try again.
     var inboxListing = InboxListingRetry()
+    /// What the scheduler watches `inbox/new` for: a command renamed or written into it.
+    static let inboxWatchMask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR)
     var lastProbe: Date
     private var stopping = false
     /// The service manager that started the scheduler (`Type=notify`), if any.
@@ -157,7 +159,7 @@ public final class SchedulerDaemon {
             try StateFiles.ensureDirectory(configDirectory)
             try StateFiles.ensureDirectory("\(configDirectory)/apps")
             wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
-            try wait.watcher.watch(paths.inboxNew, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR))
+            try wait.watcher.watch(paths.inboxNew, mask: Self.inboxWatchMask)
             try wait.watcher.watch("\(configDirectory)/apps")
             // What a crash left in the journal; a machine error here stops the start.
             recoveryEvents += try Self.replayJournal(committer, paths: paths, logger: logger, now: now)

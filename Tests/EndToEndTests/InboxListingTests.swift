@@ -61,4 +61,46 @@ import Glibc
         #expect(daemon.isRunning, "\(daemon.log)")
         #expect(daemon.stop() == 0)
     }
+
+    /// The folder removed and made again: the new one is listed by the retry and watched from
+    /// then on, so a later command is applied at once (no timer runs once the listing works).
+    @Test func aNewInboxFolderIsListedAndWatched() async throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], script: "exit 0\n")
+        try env.writeSettings(["conditionsRecheckSeconds": 86400])
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        #expect(rmdir(env.paths.inboxNew) == 0)
+        #expect(FileManager.default.createFile(atPath: env.paths.inboxNew, contents: Data()))
+        #expect(try env.bgctl("submit", "--app", Self.app, "--id", "\(Self.app).refresh", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        try await env.eventually("the inboxUnreadable event") { !env.events(.inboxUnreadable).isEmpty }
+
+        #expect(unlink(env.paths.inboxNew) == 0 && mkdir(env.paths.inboxNew, 0o700) == 0)
+        let first = try leave(env, earliest: "2030-01-01T00:00:00Z")
+        try await env.eventually("the command in the new folder to be applied", timeout: 120) { StateFiles.exists(env.paths.outcome(first)) }
+        // Listed and watched again: the next command, left once the scheduler has gone quiet
+        // (its checkpoint 50 ms after a commit), is taken on its file event, well before anything
+        // else would wake the scheduler.
+        try await Task.sleep(for: .seconds(1))
+        let second = try leave(env, earliest: "2031-01-01T00:00:00Z")
+        try await env.eventually("the next command to be applied", timeout: 20) { StateFiles.exists(env.paths.outcome(second)) }
+        let requests = try env.requests()
+        #expect((requests.first?["earliestBeginDate"] as? String)?.hasPrefix("2031-01-01") == true, "\(requests)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// Leaves a submit of the app's refresh at `earliest` in `inbox/new` as a client does;
+    /// returns its command id.
+    private func leave(_ env: TestEnvironment, earliest: String) throws -> String {
+        let id = Command.newID()
+        let command = """
+            {"id":"\(id)","issuedAt":"\(JSONFormat.string(from: Date()))","type":"submit","app":"\(Self.app)",\
+            "identifier":"\(Self.app).refresh","kind":"appRefresh","earliestBeginDate":"\(earliest)"}
+            """
+        try FileManager.default.createDirectory(atPath: env.paths.inboxTemporary, withIntermediateDirectories: true)
+        try Data(command.utf8).write(to: URL(fileURLWithPath: "\(env.paths.inboxTemporary)/\(id).json"))
+        #expect(rename("\(env.paths.inboxTemporary)/\(id).json", "\(env.paths.inboxNew)/\(id).json") == 0)
+        return id
+    }
 }

@@ -20,6 +20,12 @@ import Testing
             waits.append(retry.nextTry!.timeIntervalSince(now))
         }
         #expect(waits == [2, 4, 8, 16, 32, 60, 60, 60])
+        // Failures before the try is due (turns something else woke) leave the timer alone.
+        let due = retry.nextTry!
+        for early in [due.addingTimeInterval(-59), due.addingTimeInterval(-1)] {
+            let isFirst = retry.failed(at: early)
+            #expect(!isFirst && retry.nextTry == due)
+        }
         let recovered = retry.succeeded()
         #expect(recovered, "it had been failing")
         #expect(retry.nextTry == nil)
