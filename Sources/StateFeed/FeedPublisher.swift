@@ -148,8 +148,14 @@ public struct FeedPublisher {
         return FeedChange.Records(set: set, removed: removed.map(wire))
     }
 
+    /// The manifests as they may leave the state directory: push subscription URLs without
+    /// their credentials (``URLText``).
     private static func manifests(_ catalog: ManifestCatalog) -> [AppManifest] {
-        catalog.manifests.values.sorted { $0.id < $1.id }
+        catalog.manifests.values.sorted { $0.id < $1.id }.map { manifest in
+            var shown = manifest
+            for index in shown.push.indices { shown.push[index].ntfy = URLText.hidingCredentials(manifest.push[index].ntfy) }
+            return shown
+        }
     }
 
     private static func sorted(_ files: [StateSnapshot.UnreadableFile]) -> [FeedUnreadable] {

@@ -17,16 +17,18 @@ public struct PushSubscription: Codable, Hashable, Sendable {
 
     /// Why the subscription cannot be used, or `nil`.
     public var problem: String? {
+        // Said without the URL's credentials: the line is shown and logged.
+        let shown = URLText.hidingCredentials(ntfy)
         guard let url = URLComponents(string: ntfy), let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https" else {
-            return "push subscription '\(ntfy)' is not an http or https URL"
+            return "push subscription '\(shown)' is not an http or https URL"
         }
-        guard let host = url.host, !host.isEmpty else { return "push subscription '\(ntfy)' has no host" }
+        guard let host = url.host, !host.isEmpty else { return "push subscription '\(shown)' has no host" }
         guard url.query == nil, url.fragment == nil else {
-            return "push subscription '\(ntfy)' must be a topic URL without '?' or '#'"
+            return "push subscription '\(shown)' must be a topic URL without '?' or '#'"
         }
         let topic = url.path.split(separator: "/").last.map(String.init) ?? ""
-        guard !topic.isEmpty else { return "push subscription '\(ntfy)' names no topic (https://host/topic)" }
+        guard !topic.isEmpty else { return "push subscription '\(shown)' names no topic (https://host/topic)" }
         if ntfy.utf8.count > 2048 { return "push subscription URL is longer than 2048 bytes" }
         if let file = authorizationFile, !file.hasPrefix("/") {
             return "authorizationFile '\(file)' must be an absolute path"

@@ -85,7 +85,7 @@ struct Apps: ParsableCommand {
             let pushes = manifest.backgroundModes.contains(.remoteNotification)
             let subscriptions = manifest.push.map { subscription in
                 let stream = statuses[manifest.id]?.streams.first { $0.url == subscription.ntfy }
-                return Subscription(url: subscription.ntfy, state: stream?.state.rawValue ?? "unknown",
+                return Subscription(url: URLText.hidingCredentials(subscription.ntfy), state: stream?.state.rawValue ?? "unknown",
                                     lastMessageId: stream?.lastMessageID, lastError: stream?.lastError,
                                     failures: stream?.failures ?? 0, nextAttemptAt: stream?.nextAttemptAt)
             }
@@ -121,7 +121,7 @@ struct Apps: ParsableCommand {
             print("\nPUSH SUBSCRIPTIONS")
             for entry in subscribed {
                 for subscription in entry.pushSubscriptions {
-                    var line = "\(entry.id) \(URLText.hidingCredentials(subscription.url)): \(subscription.state)"
+                    var line = "\(entry.id) \(subscription.url): \(subscription.state)"
                     if let error = subscription.lastError, subscription.state == "failing" {
                         line += " (\(subscription.failures) failures, last: \(error)"
                         line += subscription.nextAttemptAt.map { "; next try \(DurationText.until($0, from: now)))" } ?? ")"
