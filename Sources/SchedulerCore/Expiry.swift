@@ -38,23 +38,42 @@ extension SchedulerState {
             expiring.state = .expiring
             expiring.expiringSince = now
             expiring.killDeadline = now.addingTimeInterval(settings.expirationGraceSeconds)
+            expiring.unrecordedExpiry = nil
             setTask(expiring)
             notified[task.pid, default: (task.expirationSignal, [])].1.append(task.key)
-            var appRecord = app(task.app)
-            appRecord.activity = appRecord.activity ?? AppActivity()
-            appRecord.activity?.count(.expiry, at: now)
-            setApp(appRecord)
-            let why = reasons[task.key]
-            let usage = resourceUsage(of: task)
-            record(Event(time: now, type: .expired, app: task.app, identifier: task.identifier, kind: task.kind, pid: task.pid,
-                         reason: why.map { text in String(text.prefix { $0 != ":" }) } ?? task.expirationSignal,
-                         message: "\(task.app): \(task.identifier) expired\(why.map { " (\($0))" } ?? ""); pid \(task.pid) sent \(task.expirationSignal), killed in \(Self.seconds(settings.expirationGraceSeconds)) unless it completes",
-                         cpuSeconds: usage?.cpuSeconds, peakMemoryBytes: usage?.peakMemoryBytes))
+            recordExpiry(of: task, at: now, why: reasons[task.key], grace: settings.expirationGraceSeconds)
         }
         for (pid, entry) in notified.sorted(by: { $0.key < $1.key }) {
             actions.append(.notifyExpiration(pid: pid, signal: entry.0, tasks: entry.1))
         }
         return actions
+    }
+
+    /// Tasks the expiry alarm expired whose expiry no commit recorded (``LaunchedTask/unrecordedExpiry``:
+    /// the scheduler stopped between the alarm's signal and its next commit). Their expiries are
+    /// recorded as of when the alarm fired (the event, the app's count); their processes were
+    /// signalled then, so no signal goes out again. Called at start-up.
+    public mutating func recordUnrecordedExpiries() {
+        for task in tasks.values.sorted(by: { $0.key < $1.key }) where task.unrecordedExpiry == true && task.state == .expiring {
+            var recorded = task
+            recorded.unrecordedExpiry = nil
+            setTask(recorded)
+            let at = task.expiringSince ?? task.deadline
+            recordExpiry(of: task, at: at, why: nil, grace: (task.killDeadline ?? at).timeIntervalSince(at))
+        }
+    }
+
+    /// The expiry of `task` at `now` in the app's counts and the event log.
+    private mutating func recordExpiry(of task: LaunchedTask, at now: Date, why: String?, grace: TimeInterval) {
+        var appRecord = app(task.app)
+        appRecord.activity = appRecord.activity ?? AppActivity()
+        appRecord.activity?.count(.expiry, at: now)
+        setApp(appRecord)
+        let usage = resourceUsage(of: task)
+        record(Event(time: now, type: .expired, app: task.app, identifier: task.identifier, kind: task.kind, pid: task.pid,
+                     reason: why.map { text in String(text.prefix { $0 != ":" }) } ?? task.expirationSignal,
+                     message: "\(task.app): \(task.identifier) expired\(why.map { " (\($0))" } ?? ""); pid \(task.pid) sent \(task.expirationSignal), killed in \(Self.seconds(grace)) unless it completes",
+                     cpuSeconds: usage?.cpuSeconds, peakMemoryBytes: usage?.peakMemoryBytes))
     }
 
     /// Kills the processes of expiring tasks past their grace period.

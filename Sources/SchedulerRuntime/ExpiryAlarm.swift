@@ -169,6 +169,7 @@ final class ExpiryAlarm: Sendable {
                 task.state = .expiring
                 task.expiringSince = now
                 task.killDeadline = now.addingTimeInterval(graceSeconds)
+                task.unrecordedExpiry = true
                 if let bytes = try? JSONFormat.encode(task) {
                     try? StateFiles.write(bytes, to: paths.task(task.key), durable: false)
                 }

@@ -139,18 +139,20 @@ struct GroupCommit {
     func replayJournal() throws -> Recovery {
         let contents = try journal.contents()
         if contents.isEmpty { return Recovery() }
-        for data in contents.batches { try apply(try JSONFormat.decode(Batch.self, from: data)) }
+        for data in contents.batches { try apply(try JSONFormat.decode(Batch.self, from: data), replaying: true) }
         try journal.syncFileSystem()
         try journal.clear()
         return Recovery(replayed: contents.batches.count, dropped: contents.torn)
     }
 
     /// Writes out a batch's files, removals, events and consumed commands, without syncing.
-    private func apply(_ batch: Batch) throws {
+    /// `replaying`: the batch comes from the journal at start-up, and the files may hold what was
+    /// written after it (``expiryAlarmWroteLater(over:at:)``).
+    private func apply(_ batch: Batch, replaying: Bool = false) throws {
         var ensured: Set<String> = []
         for write in batch.writes {
             let path = try absolute(write.path)
-            if Self.expiryAlarmWroteLater(over: write.contents, at: path) { continue }
+            if replaying && Self.expiryAlarmWroteLater(over: write.contents, at: path) { continue }
             let directory = StateFiles.directoryName(of: path)
             if ensured.insert(directory).inserted { try StateFiles.ensureDirectory(directory) }
             try StateFiles.write(Data(write.contents.utf8), to: path, durable: false)
@@ -169,7 +171,9 @@ struct GroupCommit {
     /// journal, after the batch that last wrote it) where `contents` would bring the same launch
     /// back to `running`. Such a write is skipped on replay: the next scheduler would otherwise
     /// expire the task again and send its process a second expiration signal. A task never goes
-    /// from `expiring` back to `running`, so nothing the journal says is lost.
+    /// from `expiring` back to `running`, so nothing the journal says is lost; the alarm's file
+    /// says its expiry is not recorded yet (``LaunchedTask/unrecordedExpiry``), and start-up
+    /// records it.
     private static func expiryAlarmWroteLater(over contents: String, at path: String) -> Bool {
         guard contents.contains("\"running\""),
               let replayed = try? JSONFormat.decode(LaunchedTask.self, from: Data(contents.utf8)), replayed.state == .running,

@@ -188,6 +188,7 @@ public final class SchedulerDaemon {
         transferRunner = TransferRunner(paths: paths) { notifier.wake() }
         pushSubscriptions = PushSubscriptionRunner(paths: paths) { notifier.wake() }
         state.requeueInterruptedTransfers(now: now)
+        state.recordUnrecordedExpiries()
         takeOverProcesses(now: now, lastCommitAt: snapshot.heartbeat?.updatedAt)
         outcomeRetention = OutcomeRetention.load(paths.outcomes, retentionSeconds: settings.outcomeRetentionSeconds)
         removeAbandonedInboxFiles(now: now)

@@ -47,6 +47,11 @@ public struct LaunchedTask: Codable, Hashable, Sendable {
     /// was started, where the scheduler wrote the launch's marker line (``LogMarker``). `nil` for a
     /// task handed to a running process, a finishing task, or one recorded before this field existed.
     public var logOffset: Int64?
+    /// `true` when the expiry alarm expired the task (its process was signalled and this file
+    /// written, outside the journal) and no commit has recorded the expiry yet: a scheduler that
+    /// reads it so after a crash records the expiry (its event, the app's count) without a second
+    /// signal. Absent otherwise.
+    public var unrecordedExpiry: Bool?
 
     public init(app: Identifier, identifier: Identifier, kind: TaskKind, state: State = .running,
                 launchReason: String, simulated: Bool, pid: Int32, processGroup: Int32?,

@@ -56,6 +56,33 @@ struct ExpiryTests {
         #expect(state.expire(at: at(100)).isEmpty)
     }
 
+    /// A task the expiry alarm expired just before the scheduler stopped (its file says
+    /// `expiring`, with its expiry not recorded): the next scheduler records the expiry as of
+    /// when the alarm fired, sends no second signal, and keeps the alarm's kill deadline.
+    @Test func anExpiryTheAlarmLeftUnrecordedIsRecordedOnceWithoutASecondSignal() throws {
+        var alarmed = try #require(running().task(Tasks.refresh))
+        alarmed.state = .expiring
+        alarmed.expiringSince = at(30)
+        alarmed.killDeadline = at(35)
+        alarmed.unrecordedExpiry = true
+        var snapshot = StateSnapshot()
+        snapshot.tasks = [alarmed]
+        var state = SchedulerState(settings: SchedulerSettings(), catalog: makeCatalog(), snapshot: snapshot,
+                                   conditions: ConditionsRecord(probed: Conditions(), probedAt: at(40)))
+        state.recordUnrecordedExpiries()
+        let changes = state.takeChanges()
+        #expect(changes.eventTypes == [.expired])
+        #expect(changes.events.first?.time == at(30))
+        #expect(changes.events.first?.message == "com.example.news: com.example.news.refresh expired; pid 500 sent SIGUSR1, killed in 5 s unless it completes")
+        let task = try #require(state.task(Tasks.refresh))
+        #expect(task.unrecordedExpiry == nil && task.state == .expiring && task.killDeadline == at(35))
+        #expect(state.apps[Apps.news]?.activity?.hours.map(\.expiries).reduce(0, +) == 1)
+        state.recordUnrecordedExpiries()
+        #expect(state.takeChanges().isEmpty, "recorded once")
+        #expect(state.expire(at: at(34)).isEmpty, "no second signal, and no kill before the alarm's deadline")
+        #expect(state.expire(at: at(35)).contains { if case .kill = $0 { return true } else { return false } })
+    }
+
     @Test func aLateWakeStillGivesTheFullGrace() throws {
         var state = running()
         _ = state.expire(at: at(100))

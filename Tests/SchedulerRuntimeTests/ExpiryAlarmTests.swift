@@ -66,6 +66,7 @@ import Glibc
         let written = try JSONFormat.decode(LaunchedTask.self, from: try StateFiles.read(paths.task(task.key)))
         // The state files keep milliseconds.
         #expect(written.state == .expiring)
+        #expect(written.unrecordedExpiry == true, "until the loop's commit records the expiry")
         #expect(abs((written.expiringSince ?? .distantPast).timeIntervalSince(firedAt)) < 0.001)
         #expect(abs((written.killDeadline ?? .distantPast).timeIntervalSince(firedAt.addingTimeInterval(5))) < 0.001)
         #expect(Spawn.wait(pid) == 0, "the app heard the signal and exited")

@@ -161,6 +161,7 @@ import Testing
         expiring.state = .expiring
         expiring.expiringSince = running.deadline
         expiring.killDeadline = running.deadline.addingTimeInterval(5)
+        expiring.unrecordedExpiry = true
         try StateFiles.write(try JSONFormat.encode(expiring), to: path, durable: false)
         #expect(try committer(env).replayJournal().replayed == 1)
         #expect(try JSONFormat.decode(LaunchedTask.self, from: try StateFiles.read(path)) == expiring)
