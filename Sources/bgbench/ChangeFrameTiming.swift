@@ -17,8 +17,9 @@ import Glibc
 /// full render at 160×48 of the pending panel sorted by its first column.
 ///
 /// Then the same for a change of conditions (`conditions.json`, mains power coming and going),
-/// which changes the blockers of every request that needs power (a fifth of them): every
-/// request's wait is asked again, and only the rows that read differently are edited.
+/// which changes the blockers of every request that needs power (a fifth of them): rows keep
+/// their own blockers and join their group's condition blockers when drawn, so no row is edited;
+/// each frame is checked to show the change.
 enum ChangeFrameTiming {
     struct Result {
         /// One request's file per change.
