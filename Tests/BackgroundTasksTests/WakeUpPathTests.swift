@@ -151,6 +151,8 @@ import Glibc
             Issue.record("partial \(String(describing: StateFiles.size(of: partial))) bytes; requests \(server.requests(for: "/episode")); events:\n\(events.joined(separator: "\n"))")
             throw error
         }
+        // Still the resumed attempt, in its stall: the crash lands mid-transfer.
+        #expect(server.requests(for: "/episode").count == 2, "\(server.requests(for: "/episode"))")
         daemon.crash()
         let restarted = try env.startDaemon()
         defer { restarted.stop() }
