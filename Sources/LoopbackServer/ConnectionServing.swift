@@ -49,6 +49,7 @@ extension LoopbackServer {
                             allocator: ByteBufferAllocator) async throws -> Bool {
         let found = route(for: request)
         let faults = (found?.faults ?? Faults()).overridden(by: Faults(query: request.query))
+        try await faults.hold?.wait()
         if let status = faults.status {
             record(request.record(status: status))
             try await outbound.writeInjected(status: status, faults: faults, to: request)

@@ -4,7 +4,8 @@
 /// When several faults apply to one `GET` or `HEAD`, the first that fits answers: ``status``;
 /// then a ``Route/Content/redirect(status:location:)`` route; then, for a request with a `Range`
 /// header, ``statusForRangeRequests`` and then ``unsatisfiable``; then the entity, shaped by the
-/// rest (the range faults only touch a `206`, the framing and pacing faults any body).
+/// rest (the range faults only touch a `206`, the framing and pacing faults any body). A ``hold``
+/// keeps the request waiting before any of them answers.
 public struct Faults: Hashable, Sendable {
     /// Which validators the server advertises, and so which `If-Range` values can match.
     public enum ETagMode: String, Hashable, Sendable, CaseIterable {
@@ -69,6 +70,9 @@ public struct Faults: Hashable, Sendable {
     public var unsatisfiable: UnsatisfiableMode?
     /// Sent verbatim as `Retry-After` with an injected ``status`` (delta-seconds or an HTTP-date).
     public var retryAfter: String?
+    /// Keeps the request waiting before it is answered until the test releases the hold: a
+    /// download before its head, an upload once its body is read. No query parameter sets it.
+    public var hold: ResponseHold?
 
     public init(bytesPerSecond: Int? = nil, dropAfter: Int64? = nil, stallSeconds: Double? = nil,
                 stallAfter: Int64? = nil, extraAnnouncedLength: Int64? = nil, ignoreRange: Bool = false,
@@ -76,7 +80,7 @@ public struct Faults: Hashable, Sendable {
                 omitContentLength: Bool = false, etag: ETagMode = .normal, ignoreIfRange: Bool = false,
                 generation: UInt64? = nil, statusForRangeRequests: Int? = nil,
                 contentEncodingOnRange: String? = nil, unsatisfiable: UnsatisfiableMode? = nil,
-                retryAfter: String? = nil) {
+                retryAfter: String? = nil, hold: ResponseHold? = nil) {
         self.bytesPerSecond = bytesPerSecond
         self.dropAfter = dropAfter
         self.stallSeconds = stallSeconds
@@ -94,6 +98,7 @@ public struct Faults: Hashable, Sendable {
         self.contentEncodingOnRange = contentEncodingOnRange
         self.unsatisfiable = unsatisfiable
         self.retryAfter = retryAfter
+        self.hold = hold
     }
 
     /// Faults from query parameters. Unknown or malformed parameters are ignored.
@@ -166,7 +171,8 @@ public struct Faults: Hashable, Sendable {
                statusForRangeRequests: other.statusForRangeRequests ?? statusForRangeRequests,
                contentEncodingOnRange: other.contentEncodingOnRange ?? contentEncodingOnRange,
                unsatisfiable: other.unsatisfiable ?? unsatisfiable,
-               retryAfter: other.retryAfter ?? retryAfter)
+               retryAfter: other.retryAfter ?? retryAfter,
+               hold: other.hold ?? hold)
     }
 
     /// `text` with `%XX` escapes decoded and `+` read as a space; a malformed escape stays as it is.

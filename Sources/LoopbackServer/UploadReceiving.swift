@@ -7,7 +7,8 @@ import Glibc
 
 extension LoopbackServer {
     /// Reads an upload's body as it arrives (counted, hashed, and saved when the route says so),
-    /// then answers `201` with the count and hash, or the injected status, or the route's redirect.
+    /// then answers `201` with the count and hash, or the injected status, or the route's redirect
+    /// (once a ``Faults/hold`` is released).
     func receiveUpload(_ request: ParsedRequest, parts: inout NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator,
                        outbound: ResponseChannel) async throws -> Bool {
         let found = takeRoute(request.path)
@@ -70,6 +71,8 @@ extension LoopbackServer {
             record(request.record(status: 0, bodyBytes: count, sha256: digest))
             return false
         }
+        // Held: the body is in (and kept), the answer waits for the test.
+        try await faults.hold?.wait()
         if let status = faults.status {
             record(request.record(status: status, bodyBytes: count, sha256: digest))
             try await outbound.writeInjected(status: status, faults: faults, to: request)

@@ -9,17 +9,24 @@ import Testing
 /// as Stormy does in the 2022 talk, and then finished after the app has gone.
 @Suite struct AsyncTransferTests {
     /// The fixture as an app whose refresh handler awaits `download(for:)` of `url`.
+    ///
+    /// Nothing here may end by time while a test on a loaded machine has not got to it yet: the
+    /// handler's budget is 600 s (the tests expire it with `simulate-expiration`), and the session's
+    /// request timeout 900 s, so a response the server holds back is waited for, not cut and asked
+    /// for again.
     private func addAwaitingFixture(_ env: TestEnvironment, url: String, promote: String?) throws {
+        try env.writeSettings(["appRefreshBudgetSeconds": 600])
         try env.addLibraryApp(TestEnvironment.fixtureID, product: "TaskAppFixture",
                               arguments: ["await", "download", url, "--in-handler", "--record=\(env.fixtureRecord)",
-                                          "--ids=\(TestEnvironment.refreshID)"] + (promote.map { ["--promote=\($0)"] } ?? []),
+                                          "--ids=\(TestEnvironment.refreshID)", "--request-timeout=900"]
+                                  + (promote.map { ["--promote=\($0)"] } ?? []),
                               identifiers: [TestEnvironment.refreshID])
     }
 
     /// A server whose `/held` entity (`size` bytes of `seed`) stops after its first 100 000 bytes,
-    /// on the first request only, until the attempt's 60 s request timeout: however long a loaded
-    /// machine keeps the test from looking, the awaited download is still under way when it does
-    /// (a paced body left a window of seconds, which a starved test could miss). Range
+    /// on the first request only, for 600 s (within the fixture's 900 s request timeout): however
+    /// long a loaded machine keeps the test from looking, the awaited download is still under way
+    /// when it does (a paced body left a window of seconds, which a starved test could miss). Range
     /// continuations are not held.
     private func heldServer(size: Int64, seed: UInt64) async throws -> LoopbackServer {
         try await LoopbackServer.start(routes: [
@@ -205,8 +212,13 @@ import Testing
 
     @Test func twoAppsWithOneSessionIdentifierDoNotSeeEachOthersTransfers() async throws {
         let env = try TestEnvironment()
-        let server = try await LoopbackServer.start()
-        let url = server.url("/generated/200000?seed=34&rate=80000")
+        // The first request (the first app's) is held unanswered until the other app has looked,
+        // so the first app's transfer is still live then, however late the test gets there.
+        let hold = ResponseHold()
+        let server = try await LoopbackServer.start(routes: [
+            "/shared": Route(.generated(size: 200_000, seed: 34), nextRequests: [Faults(hold: hold)]),
+        ])
+        let url = server.url("/shared")
         try addAwaitingFixture(env, url: url, promote: "same")
         let otherApp = "com.example.otherapp"
         let otherRecord = "\(env.root)/other.jsonl"
@@ -215,9 +227,7 @@ import Testing
         defer { daemon.stop() }
         #expect(try env.bgctl("conditions", "set", "power=ac", "network=up").status == 0)
         try env.launchFixtureTask()
-        try await env.eventually("the awaited download to be under way", timeout: 15) {
-            !((try env.list()["transfers"] as? [Any]) ?? []).isEmpty
-        }
+        try await env.eventually("the awaited download's request to be held by the server", timeout: 30) { hold.arrivals > 0 }
         // The other app makes a task for the same request in a session of the same identifier.
         var environment = env.appEnvironment
         environment["BGTASK_APP_ID"] = otherApp
@@ -228,13 +238,16 @@ import Testing
         let records = lines.split(separator: "\n").compactMap { try? JSONDecoder().decode(FixtureEvent.self, from: Data($0.utf8)) }
         let handed = try #require(records.first { $0.event == "handed-over" })
         #expect(records.first { $0.event == "all-tasks" }?.detail == handed.identifier, "only its own transfer: \(records)")
+        let live = ((try env.list()["transfers"] as? [[String: Any]]) ?? []).filter { $0["app"] as? String == TestEnvironment.fixtureID }
+        #expect(live.map { $0["state"] as? String } == ["running"], "the first app's transfer was there to be seen: \(live)")
 
+        hold.release()
         try await env.eventually("the first app's call to return its file", timeout: 20) { !env.fixtureEvents("awaited").isEmpty }
         let created = env.events(.transferCreated)
         #expect(Set(created.compactMap { $0.app?.rawValue }) == [TestEnvironment.fixtureID, otherApp], "two transfers, one per app")
         #expect(env.fixtureEvents("promoted").isEmpty && env.fixtureEvents("session-complete").isEmpty,
                 "the first app heard nothing of the other's transfer")
-        #expect(server.requests(for: "/generated/200000").count >= 2, "each app's transfer asked for itself")
+        #expect(server.requests(for: "/shared").count >= 2, "each app's transfer asked for itself")
         try await env.eventually("the other app to be launched for its own transfer", timeout: 20) {
             ((try? String(contentsOfFile: otherRecord, encoding: .utf8)) ?? "").contains("\"downloaded\"")
         }

@@ -129,14 +129,14 @@ import Glibc
         try env.addFixture(mode: "session")
         let size: Int64 = 9_000_000
         let server = try await LoopbackServer.start(routes: [
-            // The resumed attempt stalls after 1 MB, so the crash always lands mid-transfer however
-            // late the test gets to look (within the attempt's 60 s request timeout).
+            // The resumed attempt stalls after 1 MB for 600 s, within the session's 900 s request
+            // timeout, so the crash always lands mid-transfer however late the test gets to look.
             "/episode": Route(.generated(size: size, seed: 77), faults: Faults(bytesPerSecond: 3_000_000),
                               nextRequests: [Faults(bytesPerSecond: 3_000_000, dropAfter: 2_000_000),
                                              Faults(bytesPerSecond: 3_000_000, stallSeconds: 600, stallAfter: 1_000_000)]),
         ])
         let daemon = try env.startDaemon()
-        #expect(try run(env, ["download", server.url("/episode")]).status == 0)
+        #expect(try run(env, ["download", server.url("/episode"), "--request-timeout=900"]).status == 0)
         let handedOver = try #require(env.fixtureEvents("handed-over").first)
         #expect(!processIsAlive(handedOver.pid), "the app is gone")
 
@@ -151,6 +151,8 @@ import Glibc
             Issue.record("partial \(String(describing: StateFiles.size(of: partial))) bytes; requests \(server.requests(for: "/episode")); events:\n\(events.joined(separator: "\n"))")
             throw error
         }
+        // Still the resumed attempt, in its stall: the crash lands mid-transfer.
+        #expect(server.requests(for: "/episode").count == 2, "\(server.requests(for: "/episode"))")
         daemon.crash()
         let restarted = try env.startDaemon()
         defer { restarted.stop() }

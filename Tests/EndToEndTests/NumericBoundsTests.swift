@@ -127,6 +127,10 @@ import Testing
         try env.writeJSON(["id": Self.app, "executable": "/bin/sleep", "arguments": ["0"],
                            "permittedIdentifiers": ["\(Self.app).refresh"], "backgroundModes": ["fetch", "processing"]],
                           to: "\(env.config)/apps/\(Self.app).json")
+        // The accepted begin-finishing makes the sleeper a finishing task's process: its budget is
+        // an hour, so it is not expired (the sleeper signalled and killed) before the later attach
+        // and detach name the sleeper, however late a busy machine lets the test get to them.
+        try env.writeSettings(["finishingBudgetSeconds": 3600])
         let sleeper = try Spawn.start("/bin/sleep", ["3600"], environment: [:], stdout: "/dev/null", stderr: "/dev/null")
         defer {
             kill(sleeper, SIGKILL)

@@ -5,9 +5,10 @@ import TestSupport
 import Testing
 
 /// The relaunch rate limiter end to end: a bash app's handler, launched by the real scheduler,
-/// creates a download with `bgctl` (carrying its launch token); the second launch's waits
-/// (`relaunchDelay`, with its end in `bgctl list --json`), `simulate-launch` of it lifts the
-/// delay, and after `bgctl app used` the next launch's begins at once.
+/// creates a download with `bgctl` (carrying its launch token); from the second launch on each
+/// one's waits a longer delay (`relaunchDelay`, with its end in `bgctl list --json`), up to the
+/// hour's cap, `simulate-launch` of a held one lifts the delay, and after `bgctl app used` the next
+/// launch's begins at once.
 @Suite struct RelaunchDelayEndToEndTests {
     static let app = "com.example.relauncher"
     static let refresh = "com.example.relauncher.refresh"
@@ -43,24 +44,38 @@ import Testing
         try await env.eventually("t1, created in the first launch, to finish at once") { try transfer(env, "t1")?["state"] as? String == "completed" }
         #expect(try transfer(env, "t1")?["relaunchDelayUntil"] == nil)
 
-        try await launch(env, 2)
-        let held = try #require(try transfer(env, "t2"))
+        // Each later launch's transfer waits twice as long as the one before, at most an hour. The
+        // delay is read from what the scheduler recorded (the creation's event and the record's
+        // end), which stays true once the delay has passed; the last one, an hour long, is the one
+        // seen held, so a test that gets to it late on a busy machine still finds it waiting.
+        let delays: [Double] = [60, 120, 240, 480, 960, 1920, 3600]
+        for (offset, delay) in delays.enumerated() {
+            let n = offset + 2
+            try await launch(env, n)
+            let record = try #require(try transfer(env, "t\(n)"))
+            let until = try #require(record["relaunchDelayUntil"] as? String, "\(record)")
+            let created = try #require(env.events(.transferCreated).first { $0.identifier?.rawValue == "t\(n)" })
+            #expect(created.message.hasSuffix("created, relaunch delay \(Int(delay)) s"), "\(created.message)")
+            let end = try #require(ISO8601DateFormatter.withFractions.date(from: until), "\(until)")
+            #expect(abs(end.timeIntervalSince(created.time) - delay) < 0.002, "launch \(n)'s delay is \(Int(delay)) s")
+        }
+        let last = "t\(delays.count + 1)"
+        let held = try #require(try transfer(env, last))
         #expect(held["state"] as? String == "waiting")
         #expect(held["blockers"] as? [String] == ["relaunchDelay"], "\(held)")
-        let until = try #require(held["relaunchDelayUntil"] as? String, "\(held)")
-        let created = try #require(env.events(.transferCreated).first { $0.identifier?.rawValue == "t2" })
-        #expect(created.message.hasSuffix("created, relaunch delay 60 s"), "\(created.message)")
-        let end = try #require(ISO8601DateFormatter.withFractions.date(from: until), "\(until)")
-        #expect(abs(end.timeIntervalSince(created.time) - 60) < 0.002, "the second launch's delay is 60 s")
 
-        let lifted = try env.bgctl("simulate-launch", "t2", "--app", Self.app)
-        #expect(lifted.stdout == "lifted the relaunch delay of transfer t2 of \(Self.app)\n", "\(lifted)")
-        try await env.eventually("t2 to finish once lifted") { try transfer(env, "t2")?["state"] as? String == "completed" }
+        let lifted = try env.bgctl("simulate-launch", last, "--app", Self.app)
+        #expect(lifted.stdout == "lifted the relaunch delay of transfer \(last) of \(Self.app)\n", "\(lifted)")
+        try await env.eventually("\(last) to finish once lifted") { try transfer(env, last)?["state"] as? String == "completed" }
 
         #expect(try env.bgctl("app", "used", Self.app).status == 0)
-        try await launch(env, 3)
-        try await env.eventually("t3, after a person's use, to finish at once") { try transfer(env, "t3")?["state"] as? String == "completed" }
-        #expect(env.events(.launched).count == 3)
+        let afterUse = delays.count + 2
+        try await launch(env, afterUse)
+        try await env.eventually("t\(afterUse), after a person's use, to finish at once") {
+            try transfer(env, "t\(afterUse)")?["state"] as? String == "completed"
+        }
+        #expect(try transfer(env, "t\(afterUse)")?["relaunchDelayUntil"] == nil)
+        #expect(env.events(.launched).count == afterUse)
         await server.shutdown()
     }
 }

@@ -50,13 +50,17 @@ import Testing
     @Test func aPauseSaysTheBytesThePartialFileHolds() async throws {
         let env = try TestEnvironment()
         let fetcher = try FetcherApp(env)
-        // A steady trickle: bytes keep arriving between the record's last count and the stop.
+        // A steady trickle: bytes keep arriving between the record's last count and the stop. After
+        // half the entity (some 10 s) it stalls for 600 s, within the download's request timeout
+        // of 900 s, so the download is still there to pause however late a busy machine lets the
+        // test get to it.
         let server = try await LoopbackServer.start(routes: [
-            "/trickle": Route(.generated(size: 6_000_000, seed: 3), faults: Faults(bytesPerSecond: 300_000)),
+            "/trickle": Route(.generated(size: 6_000_000, seed: 3),
+                              faults: Faults(bytesPerSecond: 300_000, stallSeconds: 600, stallAfter: 3_000_000)),
         ])
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        #expect(try fetcher.download("trickle", server.url("/trickle")).status == 0)
+        #expect(try fetcher.download("trickle", server.url("/trickle"), "--request-timeout", "900").status == 0)
         let partial = env.paths.transferPartialData(fetcher.key("trickle"))
         try await env.eventually("some bytes", timeout: 30) { (StateFiles.size(of: partial) ?? 0) > 100_000 }
         #expect(try env.bgctl("transfer", "pause", "--app", Self.app, "--id", "trickle").stdout == "paused trickle\n")

@@ -295,10 +295,14 @@ import Glibc
         let env = try TestEnvironment()
         let fetcher = try FetcherApp(env, settings: Self.quickRetries)
         let size = 6_000_000
-        // The server reads the first attempt slowly (some 15 s, loopback buffers aside), so it is
-        // still being sent when the file changes, even on a busy machine; the second goes at full speed.
+        // The server reads the first attempt slowly (some 15 s, loopback buffers aside), so the
+        // file usually changes while its bytes are still being sent; and it holds that attempt's
+        // answer until the file has changed, so the change always lands before the attempt can
+        // succeed, however late a busy machine lets the test get to it (the request timeout of
+        // 900 s outlasts any such wait). The second attempt goes at full speed.
+        let hold = ResponseHold()
         let server = try await LoopbackServer.start(routes: [
-            "/slow": Route(.uploadTarget(saveTo: env.root + "/received.bin"), nextRequests: [Faults(bytesPerSecond: 400_000)]),
+            "/slow": Route(.uploadTarget(saveTo: env.root + "/received.bin"), nextRequests: [Faults(bytesPerSecond: 400_000, hold: hold)]),
         ])
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
@@ -306,15 +310,18 @@ import Glibc
         let first = Data(repeating: 0x11, count: size)
         let second = Data(repeating: 0x22, count: size)
         try first.write(to: URL(fileURLWithPath: source))
-        #expect(try env.bgctl("transfer", "upload", "--app", Self.app, "--id", "notes", server.url("/slow"), source).status == 0)
+        #expect(try env.bgctl("transfer", "upload", "--app", Self.app, "--id", "notes", server.url("/slow"), source,
+                              "--request-timeout", "900").status == 0)
         try await env.eventually("the upload to be under way") { (fetcher.transfer("notes")?.bytesTransferred ?? 0) > 0 }
         #expect(fetcher.transfer("notes")?.state == .running, "the file changes while the first attempt sends it")
         // Rewritten in place, same size: only its times say it changed.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
         try handle.write(contentsOf: second)
         try handle.close()
+        hold.release()
 
-        let record = try await finished(fetcher, "notes")
+        // The first attempt may still have most of its slow body to send before it is answered.
+        let record = try await finished(fetcher, "notes", timeout: 60)
         #expect(record.state == .completed)
         #expect(env.events(.transferRetrying).contains { $0.identifier?.rawValue == "notes" && $0.message.contains("changed while it was being sent") })
         var hash = SHA256()

@@ -25,10 +25,11 @@ final class AwaitDelegate: BGURLSessionDelegate {
 /// - `--in-handler`: await from the app refresh handler (`identifiers`), not at once;
 /// - `--promote=same|header`: the handler's `onCancel` makes and resumes `downloadTask(with:)` of
 ///   the same request, or of one whose `X-Trace` differs;
-/// - `--method=M`: the request's method.
+/// - `--method=M`: the request's method;
+/// - `--request-timeout=SECONDS`: the session's timeoutIntervalForRequest (``sessionConfiguration(_:)``).
 /// `tasks` hands over a plain download of URL and records the session's `allTasks()`.
 func runAwaitMode(_ rest: [String], identifiers: [String], inHandler: Bool, promote: String?, method: String?) async -> Never {
-    let session = BGURLSession(configuration: .background(withIdentifier: awaitSessionID), delegate: AwaitDelegate())
+    let session = BGURLSession(configuration: sessionConfiguration(awaitSessionID), delegate: AwaitDelegate())
     BGTaskScheduler.shared.register(.urlSession(awaitSessionID)) {
         record("session-handler", awaitSessionID, ProcessInfo.processInfo.environment["BGTASK_LAUNCH_REASON"] ?? "")
         await session.deliverPendingEvents()

@@ -8,8 +8,10 @@ import FoundationNetworking
 #endif
 import Synchronization
 
-// Options come as `--record=PATH`, `--ids=a,b` and `--push` (registers a push handler in any
-// mode), so a manifest's arguments can carry them; the rest is the mode and its own arguments.
+// Options come as `--record=PATH`, `--ids=a,b`, `--push` (registers a push handler in any mode)
+// and `--request-timeout=SECONDS` (the background session's timeoutIntervalForRequest, in the
+// `session` and `await` modes), so a manifest's arguments can carry them; the rest is the mode and
+// its own arguments.
 let options = CommandLine.arguments.dropFirst().filter { $0.hasPrefix("--") }
 let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
 func option(_ name: String) -> String? {
@@ -38,6 +40,15 @@ func record(_ event: String, _ identifier: String = "", _ detail: String = "") {
 }
 
 let identifiers = (option("ids") ?? "com.example.testapp.refresh").split(separator: ",").map(String.init)
+
+/// The configuration of the background session `identifier`, with `--request-timeout` applied: a
+/// test whose server holds a response longer than the default 60 s without progress sets it, so
+/// the attempt is not cut and retried meanwhile.
+func sessionConfiguration(_ identifier: String) -> BGURLSessionConfiguration {
+    var configuration = BGURLSessionConfiguration.background(withIdentifier: identifier)
+    if let seconds = option("request-timeout").flatMap(TimeInterval.init) { configuration.timeoutIntervalForRequest = seconds }
+    return configuration
+}
 
 /// Burns CPU without ever yielding until `flag` is raised.
 func spin(until flag: borrowing Atomic<Bool>) {
@@ -262,7 +273,7 @@ if mode == "session" {
         }
     }
     let sessionID = "com.example.testapp.session"
-    var configuration = BGURLSessionConfiguration.background(withIdentifier: sessionID)
+    var configuration = sessionConfiguration(sessionID)
     configuration.secretHTTPHeaderNames = ["X-Api-Key"]
     let session = BGURLSession(configuration: configuration, delegate: Recorder())
     scheduler.register(.urlSession(sessionID)) {
