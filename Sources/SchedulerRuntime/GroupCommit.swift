@@ -150,13 +150,17 @@ struct GroupCommit {
     /// written after it (``expiryAlarmWroteLater(over:at:)``).
     private func apply(_ batch: Batch, replaying: Bool = false) throws {
         var ensured: Set<String> = []
-        for write in batch.writes {
+        func write(_ write: Batch.Write) throws {
             let path = try absolute(write.path)
-            if replaying && Self.expiryAlarmWroteLater(over: write.contents, at: path) { continue }
+            if replaying && Self.expiryAlarmWroteLater(over: write.contents, at: path) { return }
             let directory = StateFiles.directoryName(of: path)
             if ensured.insert(directory).inserted { try StateFiles.ensureDirectory(directory) }
             try StateFiles.write(Data(write.contents.utf8), to: path, durable: false)
         }
+        // Outcomes last: a client that reads its command's outcome then finds every file and
+        // event of the batch as the command left them (a cancelled request already gone).
+        let outcomes = "\(relative(paths.outcomes))/"
+        for entry in batch.writes where !entry.path.hasPrefix(outcomes) { try write(entry) }
         for removal in batch.removals { try StateFiles.remove(try absolute(removal)) }
         for leftover in batch.leftovers ?? [] { try? StateFiles.remove(try absolute(leftover)) }
         if !batch.events.isEmpty {
@@ -165,6 +169,7 @@ struct GroupCommit {
             try log.append(Data(batch.events.utf8))
         }
         for command in batch.consumedCommands { try StateFiles.remove(try absolute(command)) }
+        for entry in batch.writes where entry.path.hasPrefix(outcomes) { try write(entry) }
     }
 
     /// Whether the file at `path` holds a task the expiry alarm marked `expiring` (outside the

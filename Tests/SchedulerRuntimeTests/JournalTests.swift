@@ -177,6 +177,21 @@ import Testing
         #expect(try JSONFormat.decode(LaunchedTask.self, from: try StateFiles.read(path)) == relaunched)
     }
 
+    /// A batch's outcomes are written after everything else it does, so a client that reads its
+    /// outcome finds the state as its command left it. Seen by a removal that fails (a folder in
+    /// place of a request file): the request written before it is there, the outcome is not.
+    @Test func outcomesAreWrittenAfterTheRestOfTheBatch() throws {
+        let env = try TestEnvironment()
+        let commit = try committer(env)
+        try FileManager.default.createDirectory(atPath: env.state + "/requests/app/gone.json/inside", withIntermediateDirectories: true)
+        var batch = GroupCommit.Batch()
+        batch.writes = [.init(path: "outcomes/c1.json", contents: "{}\n"), .init(path: "requests/app/job.json", contents: "1\n")]
+        batch.removals = ["requests/app/gone.json"]
+        #expect(throws: StateError.self) { try commit.commit(batch) }
+        #expect(read(env.state + "/requests/app/job.json") == "1\n")
+        #expect(!StateFiles.exists(env.paths.outcome("c1")), "no outcome before the removals")
+    }
+
     @Test func theEventLogIsRotatedOnlyWithAnEmptyJournal() throws {
         let env = try TestEnvironment()
         var settings = SchedulerSettings()
