@@ -329,6 +329,8 @@ public final class SchedulerDaemon {
             let probeAt = lastProbe.addingTimeInterval(settings.conditionsRecheckSeconds)
             nextWake = min(nextWake ?? probeAt, probeAt)
         }
+        // The inbox's retry while it cannot be listed (``InboxListingRetry``).
+        if let retry = inboxListing.nextTry { nextWake = min(nextWake ?? retry, retry) }
         let batchesBefore = committer.journal.batchCount
         try commit(now: now, nextWake: nextWake)
         let appended = committer.journal.batchCount != batchesBefore
@@ -345,7 +347,7 @@ public final class SchedulerDaemon {
         handles.release(keeping: state.watchedPIDs.union(children))
         for action in transferActions { transferRunner.perform(action) }
         transferActions.removeAll()
-        wait.arm(at: [nextWake, committer.quietCheckpointDate(now: Date()), inboxListing.nextTry].compactMap { $0 }.min())
+        wait.arm(at: [nextWake, committer.quietCheckpointDate(now: Date())].compactMap { $0 }.min())
         armSampling()
     }
 }
