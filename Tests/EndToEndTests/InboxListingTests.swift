@@ -15,11 +15,7 @@ import Glibc
 
     @Test func anInboxThatCannotBeListedHoldsItsCommandsWhileTheSchedulerRunsOn() async throws {
         let env = try TestEnvironment()
-        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], script: "exit 0\n")
-        // Nothing else may wake the scheduler on a timer (app refreshes wait on no condition, and
-        // no probe is due): only the inbox's retry can find the command left in it.
-        try env.writeSettings(["conditionsRecheckSeconds": 86400])
-        let daemon = try env.startDaemon()
+        let daemon = try Self.startScheduler(env)
         defer { daemon.stop() }
         // `inbox/new` becomes a plain file; the folder, under another name, is still the one the
         // scheduler watches (a watch follows the folder, not its name).
@@ -38,14 +34,7 @@ import Glibc
 
         // A command a client leaves in the inbox meanwhile (the refresh moved to 2030): its file
         // event wakes the scheduler, which still cannot list the inbox.
-        let id = Command.newID()
-        let command = """
-            {"id":"\(id)","issuedAt":"\(JSONFormat.string(from: Date()))","type":"submit","app":"\(Self.app)",\
-            "identifier":"\(Self.app).refresh","kind":"appRefresh","earliestBeginDate":"2030-01-01T00:00:00Z"}
-            """
-        try FileManager.default.createDirectory(atPath: env.paths.inboxTemporary, withIntermediateDirectories: true)
-        try Data(command.utf8).write(to: URL(fileURLWithPath: "\(env.paths.inboxTemporary)/\(id).json"))
-        #expect(rename("\(env.paths.inboxTemporary)/\(id).json", "\(away)/\(id).json") == 0)
+        let id = try leave(env, earliest: "2030-01-01T00:00:00Z", in: away)
         // Long enough for the scheduler to take that event and fail to list again.
         try await Task.sleep(for: .milliseconds(300))
         #expect(!StateFiles.exists(env.paths.outcome(id)), "not applied while the inbox cannot be listed")
@@ -66,9 +55,7 @@ import Glibc
     /// then on, so a later command is applied at once (no timer runs once the listing works).
     @Test func aNewInboxFolderIsListedAndWatched() async throws {
         let env = try TestEnvironment()
-        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], script: "exit 0\n")
-        try env.writeSettings(["conditionsRecheckSeconds": 86400])
-        let daemon = try env.startDaemon()
+        let daemon = try Self.startScheduler(env)
         defer { daemon.stop() }
         #expect(rmdir(env.paths.inboxNew) == 0)
         #expect(FileManager.default.createFile(atPath: env.paths.inboxNew, contents: Data()))
@@ -90,9 +77,17 @@ import Glibc
         #expect(daemon.stop() == 0)
     }
 
-    /// Leaves a submit of the app's refresh at `earliest` in `inbox/new` as a client does;
-    /// returns its command id.
-    private func leave(_ env: TestEnvironment, earliest: String) throws -> String {
+    /// The app and a scheduler that nothing else wakes on a timer (app refreshes wait on no
+    /// condition, and no probe is due): only the inbox's retry can find a command left in it.
+    private static func startScheduler(_ env: TestEnvironment) throws -> DaemonProcess {
+        try env.addApp(app, identifiers: ["\(app).refresh"], script: "exit 0\n")
+        try env.writeSettings(["conditionsRecheckSeconds": 86400])
+        return try env.startDaemon()
+    }
+
+    /// Leaves a submit of the app's refresh at `earliest` in `folder` (`inbox/new` when nil) as
+    /// a client does; returns its command id.
+    private func leave(_ env: TestEnvironment, earliest: String, in folder: String? = nil) throws -> String {
         let id = Command.newID()
         let command = """
             {"id":"\(id)","issuedAt":"\(JSONFormat.string(from: Date()))","type":"submit","app":"\(Self.app)",\
@@ -100,7 +95,7 @@ import Glibc
             """
         try FileManager.default.createDirectory(atPath: env.paths.inboxTemporary, withIntermediateDirectories: true)
         try Data(command.utf8).write(to: URL(fileURLWithPath: "\(env.paths.inboxTemporary)/\(id).json"))
-        #expect(rename("\(env.paths.inboxTemporary)/\(id).json", "\(env.paths.inboxNew)/\(id).json") == 0)
+        #expect(rename("\(env.paths.inboxTemporary)/\(id).json", "\(folder ?? env.paths.inboxNew)/\(id).json") == 0)
         return id
     }
 }
