@@ -85,6 +85,11 @@ public final class SchedulerDaemon {
     var drainingStartupInbox = true
     /// While the inbox cannot be listed: when to try again.
     var inboxListing = InboxListingRetry()
+    /// What the scheduler watches the config's `apps` folder for: a manifest written (closed),
+    /// renamed in or out, or removed. Not its creation: a manifest written in place would be read
+    /// half-written and reported as a `manifestError` before the write that completes it.
+    static let appsWatchMask = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_DELETE_SELF
+                                      | IN_MOVE_SELF | IN_ONLYDIR)
     /// What the scheduler watches `inbox/new` for: a command renamed or written into it.
     static let inboxWatchMask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR)
     var lastProbe: Date
@@ -160,7 +165,7 @@ public final class SchedulerDaemon {
             try StateFiles.ensureDirectory("\(configDirectory)/apps")
             wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
             try wait.watcher.watch(paths.inboxNew, mask: Self.inboxWatchMask)
-            try wait.watcher.watch("\(configDirectory)/apps")
+            try wait.watcher.watch("\(configDirectory)/apps", mask: Self.appsWatchMask)
             // What a crash left in the journal; a machine error here stops the start.
             recoveryEvents += try Self.replayJournal(committer, paths: paths, logger: logger, now: now)
             // Last: a thread that nothing could stop if the start failed after it.
