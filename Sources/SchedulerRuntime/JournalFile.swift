@@ -140,11 +140,15 @@ final class JournalFile {
     }
 
     /// FNV-1a, 64 bits, in hex: enough to tell a torn write from a whole one.
-    static func checksum<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+    /// Over the raw buffer: iterating `Data` calls into Foundation once per byte.
+    static func checksum(_ bytes: Data) -> String {
+        let hash = bytes.withUnsafeBytes { buffer in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in buffer {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            return hash
         }
         return String(hash, radix: 16)
     }

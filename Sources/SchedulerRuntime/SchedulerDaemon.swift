@@ -65,6 +65,8 @@ public final class SchedulerDaemon {
     /// The command ids of ``pendingOutcomes``: applied, not yet committed.
     var pendingOutcomeIDs: Set<String> = []
     var consumedCommands: [String] = []
+    /// The heartbeat last written to `daemon.json` (see ``DaemonHeartbeat/needsWriting(over:)``).
+    var writtenHeartbeat: DaemonHeartbeat?
     /// The command socket (`control.sock`), opened when the loop starts; `nil` without one.
     var commandSocket: CommandSocket?
     /// Flushes the file system behind the commits (``WriteBehind``); started with the loop.

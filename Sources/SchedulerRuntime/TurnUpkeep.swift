@@ -25,7 +25,9 @@ extension SchedulerDaemon {
         }
         let heartbeat = DaemonHeartbeat(pid: getpid(), version: Self.version, startedAt: startedAt, updatedAt: now,
                                         nextWakeAt: nextWake, configDirectory: configDirectory)
-        let batch = try committer.batch(state: state, changes: changes, outcomes: pendingOutcomes, heartbeat: heartbeat,
+        let writesHeartbeat = heartbeat.needsWriting(over: writtenHeartbeat)
+        let batch = try committer.batch(state: state, changes: changes, outcomes: pendingOutcomes,
+                                        heartbeat: writesHeartbeat ? heartbeat : nil,
                                         expiredOutcomes: expired, consumedCommands: consumedCommands)
         // A failed commit (a full disk, above all) stops the loop: nothing is lost, since the
         // commands are still in the inbox and a written journal replays at the next start, and
@@ -34,6 +36,7 @@ extension SchedulerDaemon {
         // journal synced) and its files written, without waiting for the sync after them.
         let outcomes = pendingOutcomes
         try committer.commit(batch) { [commandSocket] in commandSocket?.answer(outcomes) }
+        if writesHeartbeat { writtenHeartbeat = heartbeat }
         pendingOutcomes.removeAll()
         pendingOutcomeIDs.removeAll()
         consumedCommands.removeAll()

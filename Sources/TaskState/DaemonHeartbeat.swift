@@ -25,4 +25,20 @@ public struct DaemonHeartbeat: Codable, Hashable, Sendable {
         self.nextWakeAt = nextWakeAt
         self.configDirectory = configDirectory
     }
+
+    /// Whether a commit must write this heartbeat over `written`, the one last written: when
+    /// anything but `updatedAt` changed, or `updatedAt` moved to another second. A busy
+    /// scheduler thus replaces `daemon.json` at most once a second, not at every commit: each
+    /// replacement is a new inode and a freed one, which ext4 without a journal makes every later
+    /// file creation pay for (see docs/performance.md, Findings).
+    public func needsWriting(over written: DaemonHeartbeat?) -> Bool {
+        guard let written else { return true }
+        if pid != written.pid || version != written.version || format != written.format || startedAt != written.startedAt
+            || nextWakeAt != written.nextWakeAt || configDirectory != written.configDirectory {
+            return true
+        }
+        return Self.second(updatedAt) != Self.second(written.updatedAt)
+    }
+
+    private static func second(_ date: Date) -> Double { date.timeIntervalSince1970.rounded(.down) }
 }
