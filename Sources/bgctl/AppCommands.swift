@@ -80,12 +80,16 @@ struct Apps: ParsableCommand {
         let snapshot = StateSnapshot.load(locations.paths)
         let state = SchedulerState(reading: snapshot, settings: readSettings(locations), catalog: catalog, now: now)
         let statuses = Dictionary(snapshot.subscriptions.map { ($0.app, $0) }, uniquingKeysWith: { a, _ in a })
+        // The file keeps what the last scheduler knew, and a killed one could not say it went:
+        // with no scheduler holding the lock, no stream is open.
+        let schedulerRuns = StateLock.holder(locations.paths) != nil
         let entries = catalog.manifests.values.sorted { $0.id < $1.id }.map { manifest in
             let record = state.apps[manifest.id] ?? AppRecord(id: manifest.id)
             let pushes = manifest.backgroundModes.contains(.remoteNotification)
             let subscriptions = manifest.push.map { subscription in
                 let stream = statuses[manifest.id]?.streams.first { $0.url == subscription.ntfy }
-                return Subscription(url: URLText.hidingCredentials(subscription.ntfy), state: stream?.state.rawValue ?? "unknown",
+                let state = stream.map { schedulerRuns ? $0.state.rawValue : "stopped" } ?? "unknown"
+                return Subscription(url: URLText.hidingCredentials(subscription.ntfy), state: state,
                                     lastMessageId: stream?.lastMessageID, lastError: stream?.lastError,
                                     failures: stream?.failures ?? 0, nextAttemptAt: stream?.nextAttemptAt)
             }

@@ -53,6 +53,13 @@ import Glibc
         return (try? JSONFormat.decode(SubscriptionStatus.self, from: data))?.streams.first
     }
 
+    /// The state `bgctl apps --json` shows for the app's first subscription.
+    static func shownState(_ env: TestEnvironment) throws -> String? {
+        let apps = try env.bgctl("apps", "--json")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(apps.stdout.utf8)) as? [String: Any])
+        return ((report["apps"] as? [[String: Any]])?.first?["pushSubscriptions"] as? [[String: Any]])?.first?["state"] as? String
+    }
+
     /// How many `pushReceived` events name message `id`.
     static func received(_ env: TestEnvironment, _ id: String) -> Int {
         env.events(.pushReceived).filter { $0.message.contains("(message \(id))") }.count
@@ -162,6 +169,8 @@ import Glibc
 
             daemon.crash()
             try await env.eventually("the stream to drop with the scheduler") { server.openStreams(of: Self.topic) == 0 }
+            #expect(Self.status(env)?.state == .connected, "a killed scheduler leaves its last word in the file")
+            #expect(try Self.shownState(env) == "stopped", "bgctl apps does not believe it with no scheduler running")
             let missed = [server.publish(topic: Self.topic, message: Self.storm),
                           server.publish(topic: Self.topic, message: Self.storm)]
             daemon = try env.startDaemon()
@@ -170,9 +179,13 @@ import Glibc
             #expect(([first] + missed).map { Self.received(env, $0) } == [1, 1, 1])
             #expect(env.events(.pushDropped).isEmpty)
             try await env.eventually("the app to exit") { try env.tasks().isEmpty }
+            #expect(try Self.shownState(env) == "connected")
             #expect(daemon.stop() == 0, "SIGTERM stops the scheduler with its stream open")
             try await env.eventually("the stream to close with it") { server.openStreams(of: Self.topic) == 0 }
             #expect(env.events(.daemonStopped).count == 1)
+            #expect(try Self.shownState(env) == "stopped")
+            let text = try env.bgctl("apps")
+            #expect(text.stdout.contains(": stopped"), "\(text.stdout)")
         }
     }
 
