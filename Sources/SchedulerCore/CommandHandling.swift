@@ -35,7 +35,7 @@ extension SchedulerState {
             let identifiers = requests(of: app).map(\.identifier)
             result = .success((cancel(app: app, identifiers: identifiers, command: command.id, now: now), nil))
         case .simulateLaunch(let identifier, let app):
-            if let lifted = liftRelaunchDelay(identifier: identifier, app: app, now: now) {
+            if let lifted = liftRelaunchDelay(identifier: identifier, app: app, command: command.id, now: now) {
                 result = .success((lifted, identifier))
             } else {
                 result = simulatedLaunch(identifier: identifier, app: app, now: now).map {

@@ -47,7 +47,7 @@ extension SchedulerState {
     /// `simulate-launch ID` of a waiting transfer held by the relaunch delay (and no task request
     /// named `ID`): the delay is lifted, as a developer's simulation ignores it. `nil` when it does
     /// not apply, so the command is a task request's simulated launch as before.
-    mutating func liftRelaunchDelay(identifier: Identifier, app appID: Identifier?, now: Date) -> String? {
+    mutating func liftRelaunchDelay(identifier: Identifier, app appID: Identifier?, command: String?, now: Date) -> String? {
         guard !requests.values.contains(where: { $0.identifier == identifier && (appID == nil || $0.app == appID) }) else { return nil }
         let held = transfers.values.filter { record in
             record.identifier == identifier && (appID == nil || record.app == appID) && record.state.isActive
@@ -57,6 +57,10 @@ extension SchedulerState {
         record.relaunchDelayUntil = nil
         record.updatedAt = now
         setTransfer(record)
+        // An event like a resume's: the log says why the transfer moved before its time.
+        self.record(Event(time: now, type: .transferResumed, app: record.app, identifier: identifier, command: command,
+                          reason: "relaunchDelayLifted",
+                          message: "\(record.app): relaunch delay of transfer \(identifier) lifted by simulate-launch"))
         return "lifted the relaunch delay of transfer \(identifier) of \(record.app)"
     }
 }

@@ -64,6 +64,9 @@ struct RelaunchDelayTests {
         #expect(lifted.outcome.message == "lifted the relaunch delay of transfer held of com.example.news")
         #expect(lifted.launch == nil, "no process is launched for it")
         #expect(state.transfer("held")?.relaunchDelayUntil == nil)
+        let event = state.takeChanges().events.last { $0.type == .transferResumed }
+        #expect(event?.reason == "relaunchDelayLifted" && event?.identifier == ident("held") && event?.command != nil,
+                "the lift is in the event log: \(String(describing: event))")
         #expect(state.blockers(of: "held", at: at(2)).isEmpty)
         // Not held any more: simulate-launch of it is a task request's again, and there is none.
         let again = state.run(.simulateLaunch(identifier: ident("held"), app: Apps.news), at: at(3))
