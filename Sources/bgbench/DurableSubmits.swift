@@ -25,6 +25,9 @@ struct DurableSubmits {
         /// scheduler's command socket, answered once committed (no file, no fsync, no inotify of
         /// the writer's).
         case channelSend
+        /// `CommandChannel.sendAll`: one connection per writer, up to 16 commands in flight on it,
+        /// each acknowledged only once committed (the scheduler syncs the ones in hand together).
+        case socketPipelined
     }
 
     /// One measured row.
@@ -110,6 +113,14 @@ struct DurableSubmits {
                     durations.append(secondsSince(start))
                 }
                 return durations
+            }
+        case .socketPipelined:
+            outcome = WriterThreads.run(slices: slices) { _, slice in
+                let deliveries = try CommandChannel(paths: paths).sendAll(slice, inFlight: 16, timeout: 60)
+                if let index = deliveries.firstIndex(where: { if case .applied = $0 { false } else { true } }) {
+                    throw BenchError("command \(slice[index].id) not answered on the socket: \(deliveries[index])")
+                }
+                return []
             }
         }
         if let failure = outcome.failures.first { throw BenchError("a bgtop writer failed: \(failure)") }

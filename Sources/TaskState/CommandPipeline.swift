@@ -1,0 +1,102 @@
+import CLinuxSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension CommandChannel {
+    /// The most commands ``sendAll(_:inFlight:timeout:)`` keeps unanswered on its connection.
+    public static let maximumInFlight = 64
+
+    /// Hands `commands` to the running scheduler over one connection of its command socket, up to
+    /// `inFlight` (1 to ``maximumInFlight``) sent and not yet answered at a time, and returns what
+    /// became of each, in their order.
+    ///
+    /// Each is answered only once committed, exactly as by ``send(_:timeout:)``: a delivery that
+    /// says `applied` survives `kill -9` and power loss. What changes is the cost: the scheduler
+    /// reads the commands in flight together and makes them durable with one journal sync, as a
+    /// database's group commit does, instead of one sync per round trip.
+    ///
+    /// The scheduler applies one connection's commands in the order sent. Whatever the socket does
+    /// not answer goes the way ``send(_:timeout:)`` sends it: a command the socket cannot take (too
+    /// large, the same id twice) and all after it are sent one by one; when the connection ends
+    /// (the scheduler stopped), each command sent and unanswered is looked up by its id and
+    /// otherwise sent again; when no answer comes within `timeout` seconds, each is written into
+    /// the inbox (`noAnswer`). A command id is applied at most once on every path.
+    public func sendAll(_ commands: [Command], inFlight: Int = 16, timeout: TimeInterval = 10) throws(StateError) -> [Delivery] {
+        guard (1...Self.maximumInFlight).contains(inFlight) else {
+            throw .malformed("inFlight must be from 1 to \(Self.maximumInFlight), not \(inFlight)")
+        }
+        try StateDirectoryCheck.prepare(paths.root)
+        let run = CommandSocketClient.pipeline(commands, paths: paths, inFlight: inFlight, timeout: timeout)
+        var deliveries: [Delivery] = []
+        deliveries.reserveCapacity(commands.count)
+        for (index, command) in commands.enumerated() {
+            if let outcome = run.outcomes[index] {
+                deliveries.append(.applied(outcome))
+            } else if index < run.sent, let outcome = CommandOutcome.stored(command.id, in: paths) {
+                deliveries.append(.applied(outcome))
+            } else if index < run.sent && run.timedOut {
+                // A slow scheduler has it in hand: made durable, it is answered when it gets to it.
+                try Inbox(paths: paths).enqueue(command)
+                deliveries.append(.noAnswer)
+            } else {
+                deliveries.append(try send(command, timeout: timeout))
+            }
+        }
+        return deliveries
+    }
+}
+
+extension CommandSocketClient {
+    /// What one pipelined connection achieved: the answers by position, how many commands were
+    /// sent on it (a prefix of them), and whether it ended by waiting too long for an answer.
+    struct PipelineRun {
+        var outcomes: [CommandOutcome?]
+        var sent = 0
+        var timedOut = false
+    }
+
+    /// Sends `commands` in order on one connection, keeping up to `inFlight` unanswered, until all
+    /// are answered or the connection fails them.
+    static func pipeline(_ commands: [Command], paths: StatePaths, inFlight: Int, timeout: TimeInterval) -> PipelineRun {
+        var run = PipelineRun(outcomes: [CommandOutcome?](repeating: nil, count: commands.count))
+        guard !commands.isEmpty, let connection = connect(paths) else { return run }
+        defer { close(connection) }
+        var waiting: [String: Int] = [:]
+        var sending = true
+        var buffer = [UInt8](repeating: 0, count: maximumAnswerBytes)
+        while true {
+            while sending && run.sent < commands.count && waiting.count < inFlight {
+                let command = commands[run.sent]
+                // One the socket cannot take (or a second copy of an id in flight) ends the sending:
+                // it and those after it go one by one, so the order holds.
+                guard waiting[command.id] == nil, let data = encoded(command) else {
+                    sending = false
+                    break
+                }
+                let offered = offer(data, on: connection)
+                if offered == .full { break }
+                guard offered == .sent else {
+                    sending = false
+                    break
+                }
+                waiting[command.id] = run.sent
+                run.sent += 1
+            }
+            // Nothing in flight: all answered, or the socket would take nothing.
+            guard !waiting.isEmpty else { return run }
+            switch receive(on: connection, into: &buffer, deadline: bg_monotonic_seconds() + max(0, timeout)) {
+            case .outcome(let outcome):
+                // An answer to nothing sent here is not the scheduler's protocol: trust no more of it.
+                guard let index = waiting.removeValue(forKey: outcome.command) else { return run }
+                run.outcomes[index] = outcome
+            case .ended:
+                return run
+            case .timedOut:
+                run.timedOut = true
+                return run
+            }
+        }
+    }
+}
