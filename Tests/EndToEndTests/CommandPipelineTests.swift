@@ -73,35 +73,13 @@ import Glibc
     @Test func aConnectionThatEndsUnansweredLeavesEveryCommandAppliedExactlyOnce() throws {
         let env = try TestEnvironment()
         try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
-        try StateFiles.ensureDirectory(env.paths.root)
-        // A listener that reads some commands and goes away without a word, as a scheduler
-        // killed with them in hand.
-        let listener = bg_seqpacket_listen(env.paths.controlSocket, 4)
-        try #require(listener >= 0)
-        defer { close(listener) }
         let commands = try (0..<40).map { try Self.submit(Self.identifiers[$0 % 10]) }
-        let delivered = Mutex<[CommandChannel.Delivery]>([])
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            let deliveries = (try? CommandChannel(paths: env.paths).sendAll(commands, inFlight: 8, timeout: 20)) ?? []
-            delivered.withLock { $0 = deliveries }
-            done.signal()
-        }.start()
-        var connection: Int32 = -1
-        try env.waitUntil("the client to connect") {
-            connection = bg_seqpacket_accept(listener)
-            return connection >= 0
+        let paths = env.paths
+        // Eight taken in flight, then the scheduler is gone.
+        let delivered = try VanishingScheduler.take(8, in: env) {
+            (try? CommandChannel(paths: paths).sendAll(commands, inFlight: 8, timeout: 20)) ?? []
         }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var read = 0
-        try env.waitUntil("eight commands in flight") {
-            if buffer.withUnsafeMutableBytes({ bg_recv_message(connection, $0.baseAddress, $0.count) }) > 0 { read += 1 }
-            return read == 8
-        }
-        close(connection)
-        unlink(env.paths.controlSocket)
-        done.wait()
-        #expect(delivered.withLock { $0 } == Array(repeating: .queued, count: commands.count), "no scheduler runs: all wait in the inbox")
+        #expect(delivered == Array(repeating: .queued, count: commands.count), "no scheduler runs: all wait in the inbox")
         #expect(Set(try Inbox(paths: env.paths).waiting()) == Set(commands.map { "\($0.id).json" }))
 
         let daemon = try env.startDaemon()

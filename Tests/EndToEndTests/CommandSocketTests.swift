@@ -68,34 +68,11 @@ import Glibc
     @Test func aSchedulerThatEndsBeforeAnsweringLeavesTheCommandInTheInboxAndItIsAppliedOnce() throws {
         let env = try TestEnvironment()
         try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
-        try StateFiles.ensureDirectory(env.paths.root)
-        // A listener that takes the command and goes away without a word, as a scheduler killed
-        // between reading a command and committing it.
-        let listener = bg_seqpacket_listen(env.paths.controlSocket, 4)
-        try #require(listener >= 0)
-        defer { close(listener) }
         let command = try Self.submit(Self.identifiers[0])
-        let delivered = Mutex<CommandChannel.Delivery?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            let delivery = try? CommandChannel(paths: env.paths).send(command, timeout: 20)
-            delivered.withLock { $0 = delivery }
-            done.signal()
-        }.start()
-        var connection: Int32 = -1
-        try env.waitUntil("the client to connect") {
-            connection = bg_seqpacket_accept(listener)
-            return connection >= 0
-        }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        try env.waitUntil("the command to arrive") {
-            buffer.withUnsafeMutableBytes { bg_recv_message(connection, $0.baseAddress, $0.count) } > 0
-        }
-        close(connection)
-        done.wait()
-        #expect(delivered.withLock { $0 } == .queued, "no scheduler runs: the command waits in the inbox")
+        let paths = env.paths
+        let delivered = try VanishingScheduler.take(1, in: env) { try? CommandChannel(paths: paths).send(command, timeout: 20) }
+        #expect(delivered == .queued, "no scheduler runs: the command waits in the inbox")
         #expect(try Inbox(paths: env.paths).waiting() == ["\(command.id).json"])
-        unlink(env.paths.controlSocket)
 
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
