@@ -17,7 +17,7 @@ struct BGCtl: ParsableCommand {
             Status.self, List.self, Submit.self, Cancel.self, SimulateLaunch.self, SimulateExpiration.self,
             Complete.self, BeginFinishing.self, Apps.self, AppSwitch.self, ConditionsCommand.self, Events.self,
             TransferCommand.self, PushCommand.self, UsageCommand.self, Watch.self,
-            ReportCallCommand.self, Logs.self, Install.self, Uninstall.self, Metrics.self,
+            ReportCallCommand.self, Logs.self, Install.self, Uninstall.self, Metrics.self, BatchCommand.self,
         ])
 
     /// `--state` and `--config` before the subcommand (`bgctl --state DIR status`). The parser hands

@@ -77,15 +77,24 @@ struct CommandSender {
     /// The refusal the scheduler would give `command` against what is on disk now (for when no
     /// scheduler runs), or `nil`. Throws when the settings file is bad.
     static func offlineRefusal(_ command: Command, paths: StatePaths, configDirectory: String, now: Date) throws(SettingsError) -> CommandOutcome.Refusal? {
+        try offlineRefusals([command], paths: paths, configDirectory: configDirectory, now: now)[0]
+    }
+
+    /// The refusals the scheduler would give `commands`, applied in order to what is on disk now
+    /// (each sees the ones before it, as in the scheduler). Throws when the settings file is bad.
+    static func offlineRefusals(_ commands: [Command], paths: StatePaths, configDirectory: String,
+                                now: Date) throws(SettingsError) -> [CommandOutcome.Refusal?] {
         let settings = try SchedulerSettings.load(configDirectory: configDirectory)
         let snapshot = StateSnapshot.load(paths)
         var state = SchedulerState(reading: snapshot, settings: settings,
                                    catalog: ManifestCatalog.load(from: "\(configDirectory)/apps"), now: now)
-        // The token's claim is taken on trust here (only the scheduler holds the key to check it):
-        // a command for another app is refused now rather than queued to be refused later.
-        if let token = command.launchToken, let refusal = state.launchScopeRefusal(of: command, launchedFor: token.app) {
-            return refusal.refusal
+        return commands.map { command in
+            // The token's claim is taken on trust here (only the scheduler holds the key to check
+            // it): a command for another app is refused now rather than queued to be refused later.
+            if let token = command.launchToken, let refusal = state.launchScopeRefusal(of: command, launchedFor: token.app) {
+                return refusal.refusal
+            }
+            return state.apply(command, now: now).outcome.error
         }
-        return state.apply(command, now: now).outcome.error
     }
 }

@@ -9,7 +9,7 @@ enum KindArgument: String, ExpressibleByArgument, CaseIterable {
     var kind: TaskKind { self == .refresh ? .appRefresh : .processing }
 }
 
-struct Submit: ParsableCommand {
+struct Submit: BatchableCommand {
     static let configuration = CommandConfiguration(
         commandName: "submit",
         abstract: "Submit a task request (BGTaskScheduler.submit). Replaces a pending request with the same identifier.")
@@ -31,16 +31,21 @@ struct Submit: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let now = Date()
-        let request = SubmitRequest(
+    func action(now: Date) throws -> CommandAction {
+        .submit(SubmitRequest(
             app: try identifier(app, "app"), identifier: try identifier(id, "identifier"), kind: kind.kind,
             earliestBeginDate: try earliest.map { try parseEarliest($0, now: now) },
             requiresNetworkConnectivity: requiresNetwork, requiresExternalPower: requiresPower,
-            allowsExpensiveNetworkAccess: allowsExpensiveNetwork)
-        try CommandSender(locations: locations).send(.submit(request))
+            allowsExpensiveNetworkAccess: allowsExpensiveNetwork))
+    }
+
+    func run() throws {
+        let now = Date()
+        let action = try action(now: now)
+        try CommandSender(locations: locations).send(action)
         // Accepted (a refusal threw above), so the one line is advice, not an error.
-        if let warning = DistantBeginDate.warning(identifier: request.identifier.rawValue, earliest: request.earliestBeginDate, now: now) {
+        if case .submit(let request) = action,
+           let warning = DistantBeginDate.warning(identifier: request.identifier.rawValue, earliest: request.earliestBeginDate, now: now) {
             printError("warning: " + warning)
         }
     }
@@ -51,7 +56,7 @@ func parseEarliest(_ text: String, now: Date) throws -> Date {
     try NumberArgument.earliest(text, now: now)
 }
 
-struct Cancel: ParsableCommand {
+struct Cancel: BatchableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract: "Cancel a pending request (cancel(taskRequestWithIdentifier:)) or all of an app's (--all).")
@@ -65,13 +70,14 @@ struct Cancel: ParsableCommand {
         if (id == nil) == (!all) { throw ValidationError("give either --id ID or --all") }
     }
 
-    func run() throws {
+    func action(now: Date) throws -> CommandAction {
         let appID = try identifier(app, "app")
-        if all {
-            try CommandSender(locations: locations).send(.cancelAll(app: appID))
-        } else if let id {
-            try CommandSender(locations: locations).send(.cancel(app: appID, identifier: try identifier(id, "identifier")))
-        }
+        guard !all, let id else { return .cancelAll(app: appID) }
+        return .cancel(app: appID, identifier: try identifier(id, "identifier"))
+    }
+
+    func run() throws {
+        try CommandSender(locations: locations).send(try action(now: Date()))
     }
 }
 
@@ -115,7 +121,7 @@ func appFromEnvironment(_ flag: String?) throws -> Identifier {
     return try identifier(text, "app")
 }
 
-struct Complete: ParsableCommand {
+struct Complete: BatchableCommand {
     static let configuration = CommandConfiguration(
         commandName: "complete",
         abstract: "Finish a running task (setTaskCompleted(success:)); a push's task may answer --new-data or --no-data (UIBackgroundFetchResult).")
@@ -131,17 +137,18 @@ struct Complete: ParsableCommand {
         case newData, noData
     }
 
-    func run() throws {
+    func action(now: Date) throws -> CommandAction {
         let app = try appFromEnvironment(app)
         let task = try identifier(id, "identifier")
         switch outcome {
-        case .success, .failure:
-            try CommandSender(locations: locations).send(.complete(app: app, identifier: task, success: outcome == .success))
-        case .newData:
-            try CommandSender(locations: locations).send(.answerPush(app: app, identifier: task, result: .newData))
-        case .noData:
-            try CommandSender(locations: locations).send(.answerPush(app: app, identifier: task, result: .noData))
+        case .success, .failure: return .complete(app: app, identifier: task, success: outcome == .success)
+        case .newData: return .answerPush(app: app, identifier: task, result: .newData)
+        case .noData: return .answerPush(app: app, identifier: task, result: .noData)
         }
+    }
+
+    func run() throws {
+        try CommandSender(locations: locations).send(try action(now: Date()))
     }
 }
 

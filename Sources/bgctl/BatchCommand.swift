@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import TaskState
+
+/// A `bgctl` command that makes one scheduler command, so that `bgctl batch` can take it as a line.
+protocol BatchableCommand: ParsableCommand {
+    var locations: LocationOptions { get }
+    /// What the command line asks of the scheduler.
+    func action(now: Date) throws -> CommandAction
+}
+
+/// `bgctl batch`: many commands from standard input, one `bgctl` command line a line, sent on one
+/// connection with many in flight (``CommandChannel/sendAll(_:inFlight:timeout:)``): a script that
+/// submits a thousand requests pays for one process and a few syncs, not a thousand of each.
+struct BatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Send the submit, cancel and complete command lines read from standard input, many at once.",
+        discussion: """
+        Each line is a bgctl command line without "bgctl" (submit --app A --id T --kind refresh), split as sh \
+        splits words ('...', "...", \\), with no expansion; blank lines and lines starting with # are skipped. \
+        Every line is checked before anything is sent: one bad line sends nothing. The commands are applied \
+        in the order of the lines, each at most once, and each acknowledged only once durable, as when sent \
+        one by one. Prints each applied command's message in order; refusals go to stderr as "line N: ...".
+        """)
+
+    /// The most command lines one batch takes.
+    static let maximumCommands = 100_000
+    /// The longest line taken, as the largest command.
+    static let maximumLineBytes = CommandSocketClient.maximumCommandBytes
+
+    @OptionGroup var locations: LocationOptions
+    @Option(help: "Commands sent and not yet answered at once, 1 to 64.") var inFlight = "16"
+    @Option(help: "Seconds to wait for each answer, 1 to 3600.") var timeout = "10"
+
+    func run() throws {
+        let window = Int(try NumberArgument.whole(inFlight, option: "--in-flight", in: 1...Int64(CommandChannel.maximumInFlight)))
+        let seconds = TimeInterval(try NumberArgument.whole(timeout, option: "--timeout", in: 1...3600))
+        let now = Date()
+        let token = try CommandSender.launchToken()
+        var commands: [Command] = []
+        var lineNumbers: [Int] = []
+        var number = 0
+        while let line = readLine(strippingNewline: true) {
+            number += 1
+            func refuse(_ reason: String) -> Error {
+                printError("line \(number): \(reason); nothing was sent")
+                return BGCtl.Exit.usage
+            }
+            guard line.utf8.count <= Self.maximumLineBytes else { throw refuse("longer than \(Self.maximumLineBytes) bytes") }
+            let words: [String]
+            do {
+                words = try ShellWords.split(line)
+            } catch {
+                throw refuse(error.description)
+            }
+            if words.isEmpty || words[0].hasPrefix("#") { continue }
+            guard commands.count < Self.maximumCommands else { throw refuse("more than \(Self.maximumCommands) commands") }
+            guard !words.contains(where: { $0 == "--state" || $0 == "--config" || $0.hasPrefix("--state=") || $0.hasPrefix("--config=") }) else {
+                throw refuse("--state and --config go on bgctl batch, not on its lines")
+            }
+            let action: CommandAction
+            do {
+                guard let parsed = try BGCtl.parseAsRoot(words) as? BatchableCommand else {
+                    throw refuse("only submit, cancel and complete go in a batch")
+                }
+                action = try parsed.action(now: now)
+            } catch let exit as ExitCode {
+                throw exit
+            } catch {
+                throw refuse(BGCtl.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)")
+            }
+            // Ids a microsecond apart keep the lines' order where the inbox takes them (it applies
+            // commands in the order of their ids).
+            commands.append(Command(id: Command.newID(at: now.addingTimeInterval(Double(commands.count) / 1_000_000)),
+                                    issuedAt: now, issuerPID: getpid(), launchToken: token, action: action))
+            lineNumbers.append(number)
+        }
+        try send(commands, lines: lineNumbers, inFlight: window, timeout: seconds, now: now)
+    }
+
+    private func send(_ commands: [Command], lines: [Int], inFlight: Int, timeout: TimeInterval, now: Date) throws {
+        let paths = locations.paths
+        let channel = CommandChannel(paths: paths)
+        var refusals = [CommandOutcome.Refusal?](repeating: nil, count: commands.count)
+        if channel.schedulerPID == nil {
+            // As for one command: what would be refused is refused here, not queued.
+            do {
+                refusals = try CommandSender.offlineRefusals(commands, paths: paths, configDirectory: locations.configDirectory, now: now)
+            } catch {
+                printError("bad settings file \(error)")
+                throw BGCtl.Exit.localFailure
+            }
+        }
+        let sent = commands.indices.filter { refusals[$0] == nil }
+        let deliveries: [CommandChannel.Delivery]
+        do {
+            deliveries = try channel.sendAll(sent.map { commands[$0] }, inFlight: inFlight, timeout: timeout)
+        } catch {
+            printError(error.description)
+            throw BGCtl.Exit.localFailure
+        }
+        var results = [CommandChannel.Delivery?](repeating: nil, count: commands.count)
+        for (index, delivery) in zip(sent, deliveries) { results[index] = delivery }
+        var refused = 0
+        var queued = 0
+        var unanswered = 0
+        for index in commands.indices {
+            let error = refusals[index] ?? { if case .applied(let outcome) = results[index] { outcome.error } else { nil } }()
+            if let error {
+                refused += 1
+                printError("line \(lines[index]): \(error.name): \(error.message)")
+                continue
+            }
+            switch results[index] {
+            case .applied(let outcome): if let message = outcome.message { printLine(message) }
+            case .queued: queued += 1
+            case .noAnswer: unanswered += 1
+            case nil: break
+            }
+        }
+        if queued > 0 {
+            print("queued: \(queued) command(s); bgtaskd is not running, they will be applied when it starts")
+        }
+        if unanswered > 0 {
+            printError("bgtaskd did not answer \(unanswered) command(s) within \(Int(timeout)) s; they stay queued in \(paths.inboxNew)")
+        }
+        if refused > 0 { throw BGCtl.Exit.refused }
+        if unanswered > 0 { throw BGCtl.Exit.notRunning }
+    }
+}

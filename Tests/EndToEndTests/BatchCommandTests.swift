@@ -1,0 +1,107 @@
+import Foundation
+import TaskState
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bgctl batch`: command lines from standard input, checked all before any is sent, applied in
+/// their order, each at most once and acknowledged only once durable.
+@Suite struct BatchCommandTests {
+    static let app = "com.example.batch"
+    static let identifiers = (0..<10).map { "com.example.batch.job\($0)" }
+
+    /// Runs `bgctl batch` with `lines` on its standard input.
+    static func batch(_ env: TestEnvironment, _ lines: [String], options: String = "") throws -> TestEnvironment.Result {
+        let input = "\(env.root)/batch-\(UUID().uuidString).txt"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        return try env.run("/bin/sh", ["-c", "exec '\(TestEnvironment.binaries)/bgctl' batch --state '\(env.state)' --config '\(env.config)' \(options) < '\(input)'"])
+    }
+
+    /// Five hundred lines: each identifier submitted again and again, and every submit of job1
+    /// followed by its cancel; the last submit of job0 has its own date.
+    static func orderedLines() -> [String] {
+        var lines = ["# submits and cancels, in order", ""]
+        for round in 0..<166 {
+            lines.append("submit --app \(app) --id \(identifiers[0]) --kind processing --earliest +\(3600 + round)")
+            lines.append("submit --app \(app) --id '\(identifiers[1])' --kind refresh --earliest +3600")
+            lines.append("cancel --app \(app) --id \"\(identifiers[1])\"")
+        }
+        lines.append("submit --app \(app) --id \(identifiers[0]) --kind processing --earliest +86400")
+        return lines
+    }
+
+    static func checkOrderedState(_ env: TestEnvironment) throws {
+        let requests = StateSnapshot.load(env.paths).requests
+        #expect(requests.map(\.identifier.rawValue) == [identifiers[0]], "every submit of job1 was followed by its cancel")
+        let begin = try #require(requests.first?.earliestBeginDate)
+        #expect(begin.timeIntervalSinceNow > 80_000, "the last submit won: \(begin)")
+    }
+
+    @Test func fiveHundredLinesAreAppliedInOrderEachOnceDurable() throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let result = try Self.batch(env, Self.orderedLines())
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.split(separator: "\n").count == 499, "one message per command")
+        try Self.checkOrderedState(env)
+        #expect(env.events(.submitted).count + env.events(.replaced).count == 333)
+        #expect(env.events(.cancelled).count == 166)
+        #expect(try Inbox(paths: env.paths).waiting().isEmpty, "all went over the command socket")
+    }
+
+    @Test func withNoSchedulerTheLinesWaitInTheInboxInTheirOrder() throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
+        let result = try Self.batch(env, Self.orderedLines())
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("queued: 499 command(s)"), "\(result.stdout)")
+        #expect(try Inbox(paths: env.paths).waiting().count == 499)
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        try env.waitUntil("the inbox to be applied", timeout: 600) { try Inbox(paths: env.paths).waiting().isEmpty }
+        try Self.checkOrderedState(env)
+    }
+
+    @Test func oneBadLineSendsNothing() throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let good = "submit --app \(Self.app) --id \(Self.identifiers[2]) --kind refresh"
+        let cases: [(String, String)] = [
+            ("submit --app \(Self.app) --id '\(Self.identifiers[3])", "line 2: a quote is not closed"),
+            ("status", "line 2: only submit, cancel and complete go in a batch"),
+            ("submit --app \(Self.app) --kind refresh", "line 2: Missing expected argument '--id <id>'"),
+            ("submit --app \(Self.app) --id \(Self.identifiers[3]) --kind refresh --state /tmp/elsewhere",
+             "line 2: --state and --config go on bgctl batch, not on its lines"),
+            ("submit --app ../x --id \(Self.identifiers[3]) --kind refresh", "line 2: bad app"),
+        ]
+        for (bad, expected) in cases {
+            let result = try Self.batch(env, [good, bad, good])
+            #expect(result.status == 2, "\(bad): \(result)")
+            #expect(result.stderr.contains(expected) && result.stderr.contains("nothing was sent"), "\(bad): \(result.stderr)")
+        }
+        #expect(env.events(.submitted).isEmpty && StateSnapshot.load(env.paths).requests.isEmpty, "nothing was applied")
+        let window = try Self.batch(env, [good], options: "--in-flight 65")
+        #expect(window.status == 2 && window.stderr.contains("--in-flight"), "\(window)")
+    }
+
+    @Test func aRefusedLineIsReportedByNumberAndTheOthersAreApplied() throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let result = try Self.batch(env, [
+            "submit --app \(Self.app) --id \(Self.identifiers[4]) --kind processing --earliest +3600",
+            "submit --app \(Self.app) --id com.example.batch.notpermitted --kind processing --earliest +3600",
+            "submit --app \(Self.app) --id \(Self.identifiers[5]) --kind processing --earliest +3600",
+        ])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("line 2: notPermitted:"), "\(result.stderr)")
+        #expect(Set(StateSnapshot.load(env.paths).requests.map(\.identifier.rawValue)) == [Self.identifiers[4], Self.identifiers[5]])
+    }
+}
