@@ -32,6 +32,10 @@ import Glibc
             let row = rows.first { $0.starts(with: loop) }
             #expect(row.map { $0.count >= 5 && Double($0[2]) != nil } == true, "loop \(loop): \(result)")
         }
+        for pipe in [["sh", "loop", "|", "bgctl", "batch"], ["sh", "loop", "|", "sqlite3"]] {
+            let row = rows.first { $0.starts(with: pipe) }
+            #expect(row.map { $0.count >= pipe.count + 3 && Double($0[pipe.count]) != nil } == true, "loop \(pipe): \(result)")
+        }
         let folders = try FileManager.default.contentsOfDirectory(atPath: env.root).filter { $0.hasPrefix("bgbench-") }
         #expect(folders.isEmpty, "left behind: \(folders)")
         #expect(leftovers.isEmpty, "still running after bgbench ended: \(leftovers)")
