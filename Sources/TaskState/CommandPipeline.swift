@@ -22,29 +22,47 @@ extension CommandChannel {
     /// large, the same id twice) and all after it are sent one by one; when the connection ends
     /// (the scheduler stopped), each command sent and unanswered is looked up by its id and
     /// otherwise sent again; when no answer comes within `timeout` seconds, each is written into
-    /// the inbox (`noAnswer`). A command id is applied at most once on every path.
-    public func sendAll(_ commands: [Command], inFlight: Int = 16, timeout: TimeInterval = 10) throws(StateError) -> [Delivery] {
+    /// the inbox (`noAnswer`), and so is every command after it, unsent. A command id is applied
+    /// at most once on every path. A command that cannot be sent at all (the inbox cannot be
+    /// written: a full disk) is a failure, and those after it are failures unsent, so that none
+    /// overtakes it; what came before it stands.
+    public func sendAll(_ commands: [Command], inFlight: Int = 16,
+                        timeout: TimeInterval = 10) throws(StateError) -> [Result<Delivery, StateError>] {
         guard (1...Self.maximumInFlight).contains(inFlight) else {
             throw .malformed("inFlight must be from 1 to \(Self.maximumInFlight), not \(inFlight)")
         }
         try StateDirectoryCheck.prepare(paths.root)
         let run = CommandSocketClient.pipeline(commands, paths: paths, inFlight: inFlight, timeout: timeout)
-        var deliveries: [Delivery] = []
-        deliveries.reserveCapacity(commands.count)
+        var results: [Result<Delivery, StateError>] = []
+        results.reserveCapacity(commands.count)
+        // Once the scheduler has let one wait out its time, the rest are not offered to it again
+        // (each would wait as long): they are made durable in the inbox, in order.
+        var slow = run.timedOut
         for (index, command) in commands.enumerated() {
             if let outcome = run.outcomes[index] {
-                deliveries.append(.applied(outcome))
-            } else if index < run.sent, let outcome = CommandOutcome.stored(command.id, in: paths) {
-                deliveries.append(.applied(outcome))
-            } else if index < run.sent && run.timedOut {
-                // A slow scheduler has it in hand: made durable, it is answered when it gets to it.
-                try Inbox(paths: paths).enqueue(command)
-                deliveries.append(.noAnswer)
-            } else {
-                deliveries.append(try send(command, timeout: timeout))
+                results.append(.success(.applied(outcome)))
+                continue
+            }
+            do throws(StateError) {
+                if index < run.sent, let outcome = CommandOutcome.stored(command.id, in: paths) {
+                    results.append(.success(.applied(outcome)))
+                } else if slow {
+                    try Inbox(paths: paths).enqueue(command)
+                    results.append(.success(.noAnswer))
+                } else {
+                    let delivery = try send(command, timeout: timeout)
+                    if delivery == .noAnswer { slow = true }
+                    results.append(.success(delivery))
+                }
+            } catch {
+                // The ones after it are not sent: sending them would put them before it.
+                results.append(.failure(error))
+                let reason = StateError.malformed("not sent: the command before it failed (\(error.description))")
+                results += Array(repeating: .failure(reason), count: commands.count - index - 1)
+                break
             }
         }
-        return deliveries
+        return results
     }
 }
 

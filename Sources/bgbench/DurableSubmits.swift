@@ -116,7 +116,7 @@ struct DurableSubmits {
             }
         case .socketPipelined:
             outcome = WriterThreads.run(slices: slices) { _, slice in
-                let deliveries = try CommandChannel(paths: paths).sendAll(slice, inFlight: 16, timeout: 60)
+                let deliveries = try CommandChannel(paths: paths).sendAll(slice, inFlight: 16, timeout: 60).map { try $0.get() }
                 if let index = deliveries.firstIndex(where: { if case .applied = $0 { false } else { true } }) {
                     throw BenchError("command \(slice[index].id) not answered on the socket: \(deliveries[index])")
                 }

@@ -41,23 +41,37 @@ struct BatchCommand: ParsableCommand {
         var commands: [Command] = []
         var lineNumbers: [Int] = []
         var number = 0
-        while let line = readLine(strippingNewline: true) {
+        var input = InputLines(maximumBytes: Self.maximumLineBytes)
+        func refuse(_ reason: String) -> Error {
+            printError("line \(number): \(reason); nothing was sent")
+            return BGCtl.Exit.usage
+        }
+        while true {
             number += 1
-            func refuse(_ reason: String) -> Error {
-                printError("line \(number): \(reason); nothing was sent")
-                return BGCtl.Exit.usage
+            let line: String
+            do {
+                guard let next = try input.next() else { break }
+                line = next
+            } catch {
+                throw refuse(error.description)
             }
-            guard line.utf8.count <= Self.maximumLineBytes else { throw refuse("longer than \(Self.maximumLineBytes) bytes") }
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let words: [String]
             do {
                 words = try ShellWords.split(line)
             } catch {
                 throw refuse(error.description)
             }
-            if words.isEmpty || words[0].hasPrefix("#") { continue }
+            if words.isEmpty { continue }
             guard commands.count < Self.maximumCommands else { throw refuse("more than \(Self.maximumCommands) commands") }
             guard !words.contains(where: { $0 == "--state" || $0 == "--config" || $0.hasPrefix("--state=") || $0.hasPrefix("--config=") }) else {
                 throw refuse("--state and --config go on bgctl batch, not on its lines")
+            }
+            // They would print instead of making a command.
+            let printing: Set<String> = ["-h", "--help", "--version", "--experimental-dump-help", "--generate-completion-script"]
+            if words[0] == "help" || words.contains(where: { printing.contains($0) || $0.hasPrefix("--generate-completion-script=") }) {
+                throw refuse("help and version requests are not taken on a batch line")
             }
             let action: CommandAction
             do {
@@ -67,6 +81,9 @@ struct BatchCommand: ParsableCommand {
                 action = try parsed.action(now: now)
             } catch let exit as ExitCode {
                 throw exit
+            } catch where BGCtl.exitCode(for: error) == .success {
+                // --help, --version and the like would print instead of making a command.
+                throw refuse("help and version requests are not taken on a batch line")
             } catch {
                 throw refuse(BGCtl.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)")
             }
@@ -93,29 +110,33 @@ struct BatchCommand: ParsableCommand {
             }
         }
         let sent = commands.indices.filter { refusals[$0] == nil }
-        let deliveries: [CommandChannel.Delivery]
+        let deliveries: [Result<CommandChannel.Delivery, StateError>]
         do {
             deliveries = try channel.sendAll(sent.map { commands[$0] }, inFlight: inFlight, timeout: timeout)
         } catch {
             printError(error.description)
             throw BGCtl.Exit.localFailure
         }
-        var results = [CommandChannel.Delivery?](repeating: nil, count: commands.count)
+        var results = [Result<CommandChannel.Delivery, StateError>?](repeating: nil, count: commands.count)
         for (index, delivery) in zip(sent, deliveries) { results[index] = delivery }
         var refused = 0
         var queued = 0
         var unanswered = 0
+        var failed = 0
         for index in commands.indices {
-            let error = refusals[index] ?? { if case .applied(let outcome) = results[index] { outcome.error } else { nil } }()
+            let error = refusals[index] ?? { if case .success(.applied(let outcome)) = results[index] { outcome.error } else { nil } }()
             if let error {
                 refused += 1
                 printError("line \(lines[index]): \(error.name): \(error.message)")
                 continue
             }
             switch results[index] {
-            case .applied(let outcome): if let message = outcome.message { printLine(message) }
-            case .queued: queued += 1
-            case .noAnswer: unanswered += 1
+            case .success(.applied(let outcome)): if let message = outcome.message { printLine(message) }
+            case .success(.queued): queued += 1
+            case .success(.noAnswer): unanswered += 1
+            case .failure(let error):
+                failed += 1
+                printError("line \(lines[index]): \(error.description)")
             case nil: break
             }
         }
@@ -125,6 +146,7 @@ struct BatchCommand: ParsableCommand {
         if unanswered > 0 {
             printError("bgtaskd did not answer \(unanswered) command(s) within \(Int(timeout)) s; they stay queued in \(paths.inboxNew)")
         }
+        if failed > 0 { throw BGCtl.Exit.localFailure }
         if refused > 0 { throw BGCtl.Exit.refused }
         if unanswered > 0 { throw BGCtl.Exit.notRunning }
     }

@@ -72,7 +72,8 @@ struct Cancel: BatchableCommand {
 
     func action(now: Date) throws -> CommandAction {
         let appID = try identifier(app, "app")
-        guard !all, let id else { return .cancelAll(app: appID) }
+        if all { return .cancelAll(app: appID) }
+        guard let id else { throw ValidationError("give either --id ID or --all") }
         return .cancel(app: appID, identifier: try identifier(id, "identifier"))
     }
 

@@ -79,12 +79,21 @@ import Glibc
             ("submit --app \(Self.app) --id \(Self.identifiers[3]) --kind refresh --state /tmp/elsewhere",
              "line 2: --state and --config go on bgctl batch, not on its lines"),
             ("submit --app ../x --id \(Self.identifiers[3]) --kind refresh", "line 2: bad app"),
+            ("submit --help", "line 2: help and version requests are not taken on a batch line"),
+            ("--version", "line 2: help and version requests are not taken on a batch line"),
+            ("cancel --app \(Self.app) --id x\\", "line 2: the line ends with \\"),
+            ("submit --app " + String(repeating: "a", count: 70_000), "line 2: longer than 65536 bytes"),
         ]
         for (bad, expected) in cases {
             let result = try Self.batch(env, [good, bad, good])
             #expect(result.status == 2, "\(bad): \(result)")
             #expect(result.stderr.contains(expected) && result.stderr.contains("nothing was sent"), "\(bad): \(result.stderr)")
         }
+        // Bytes that are not UTF-8.
+        let input = "\(env.root)/not-utf8.txt"
+        try Data(Array((good + "\n").utf8) + [0x73, 0xFF, 0x0A]).write(to: URL(fileURLWithPath: input))
+        let binary = try env.run("/bin/sh", ["-c", "exec '\(TestEnvironment.binaries)/bgctl' batch --state '\(env.state)' --config '\(env.config)' < '\(input)'"])
+        #expect(binary.status == 2 && binary.stderr.contains("line 2: not UTF-8 text; nothing was sent"), "\(binary)")
         #expect(env.events(.submitted).isEmpty && StateSnapshot.load(env.paths).requests.isEmpty, "nothing was applied")
         let window = try Self.batch(env, [good], options: "--in-flight 65")
         #expect(window.status == 2 && window.stderr.contains("--in-flight"), "\(window)")
