@@ -131,7 +131,13 @@ struct BatchCommand: ParsableCommand {
                 continue
             }
             switch results[index] {
-            case .success(.applied(let outcome)): if let message = outcome.message { printLine(message) }
+            case .success(.applied(let outcome)):
+                if let message = outcome.message { printLine(message) }
+                // The advice `bgctl submit` gives, with the line it is about.
+                if case .submit(let request) = commands[index].action,
+                   let warning = DistantBeginDate.warning(identifier: request.identifier.rawValue, earliest: request.earliestBeginDate, now: now) {
+                    printError("line \(lines[index]): warning: " + warning)
+                }
             case .success(.queued): queued += 1
             case .success(.noAnswer): unanswered += 1
             case .failure(let error):

@@ -108,9 +108,11 @@ import Glibc
             "submit --app \(Self.app) --id \(Self.identifiers[4]) --kind processing --earliest +3600",
             "submit --app \(Self.app) --id com.example.batch.notpermitted --kind processing --earliest +3600",
             "submit --app \(Self.app) --id \(Self.identifiers[5]) --kind processing --earliest +3600",
+            "submit --app \(Self.app) --id \(Self.identifiers[6]) --kind processing --earliest +864000",
         ])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("line 2: notPermitted:"), "\(result.stderr)")
-        #expect(Set(StateSnapshot.load(env.paths).requests.map(\.identifier.rawValue)) == [Self.identifiers[4], Self.identifiers[5]])
+        #expect(Set(StateSnapshot.load(env.paths).requests.map(\.identifier.rawValue)) == [Self.identifiers[4], Self.identifiers[5], Self.identifiers[6]])
+        #expect(result.stderr.contains("line 4: warning: earliestBeginDate of \(Self.identifiers[6]) is 10 days ahead"), "the advice bgctl submit gives: \(result.stderr)")
     }
 }
