@@ -33,11 +33,9 @@ public struct DaemonHeartbeat: Codable, Hashable, Sendable {
     /// file creation pay for (see docs/performance.md, Findings).
     public func needsWriting(over written: DaemonHeartbeat?) -> Bool {
         guard let written else { return true }
-        if pid != written.pid || version != written.version || format != written.format || startedAt != written.startedAt
-            || nextWakeAt != written.nextWakeAt || configDirectory != written.configDirectory {
-            return true
-        }
-        return Self.second(updatedAt) != Self.second(written.updatedAt)
+        var sameTime = self
+        sameTime.updatedAt = written.updatedAt
+        return sameTime != written || Self.second(updatedAt) != Self.second(written.updatedAt)
     }
 
     private static func second(_ date: Date) -> Double { date.timeIntervalSince1970.rounded(.down) }

@@ -26,7 +26,8 @@ struct SubmitPhase {
     private struct Ratios {
         var wal: [Double] = []
         var delete: [Double] = []
-        var pipelined: [Double] = []
+        /// `CommandChannel.sendAll` over SQLite WAL.
+        var sendAll: [Double] = []
     }
 
     /// Runs the phase, prints its table, and returns the ratio lines for the end of the report.
@@ -52,17 +53,17 @@ struct SubmitPhase {
             for count in writers {
                 let bgtop = try submitting.run(writers: count, mode: .pipelined)
                 try check(bgtop)
-                let pipelined = try submitting.run(writers: count, mode: .socketPipelined)
-                try check(pipelined)
+                let sendAll = try submitting.run(writers: count, mode: .socketPipelined)
+                try check(sendAll)
                 let wal = try peer.run(writers: count, journalMode: "WAL")
                 let delete = try peer.run(writers: count, journalMode: "DELETE")
                 add(count, "bgtop, enqueue back to back", bgtop.throughput.perSecond, bgtop: bgtop)
-                add(count, "bgtop, sendAll, 16 in flight, command socket", pipelined.throughput.perSecond, bgtop: pipelined)
+                add(count, "bgtop, sendAll, 16 in flight, command socket", sendAll.throughput.perSecond, bgtop: sendAll)
                 add(count, "SQLite WAL, synchronous=FULL", wal.throughput.perSecond)
                 add(count, "SQLite DELETE, synchronous=FULL", delete.throughput.perSecond)
                 ratios[count, default: Ratios()].wal.append(bgtop.throughput.perSecond / wal.throughput.perSecond)
                 ratios[count, default: Ratios()].delete.append(bgtop.throughput.perSecond / delete.throughput.perSecond)
-                ratios[count, default: Ratios()].pipelined.append(pipelined.throughput.perSecond / wal.throughput.perSecond)
+                ratios[count, default: Ratios()].sendAll.append(sendAll.throughput.perSecond / wal.throughput.perSecond)
             }
         }
         var waiting: [Int: Double] = [:]
@@ -85,7 +86,7 @@ struct SubmitPhase {
             let label = count == 1 ? "1 writer: " : "\(count) writers:"
             let round = ratios[count] ?? Ratios()
             var line = "  \(label) bgtop ÷ SQLite WAL = \(Self.summary(round.wal)); bgtop ÷ SQLite DELETE = \(Self.summary(round.delete))"
-            line += "\n  \(String(repeating: " ", count: label.count)) sendAll, 16 in flight on the command socket ÷ SQLite WAL = \(Self.summary(round.pipelined))"
+            line += "\n  \(String(repeating: " ", count: label.count)) sendAll, 16 in flight on the command socket ÷ SQLite WAL = \(Self.summary(round.sendAll))"
             if let rate = waiting[count], let wal = rows.first(where: { $0.writers == count && $0.system.hasPrefix("SQLite WAL") }) {
                 line += "\n  \(String(repeating: " ", count: label.count)) waiting for each outcome ÷ SQLite WAL = "
                     + Format.ratio(rate / Samples(wal.rates).median)

@@ -82,7 +82,7 @@ struct BatchCommand: ParsableCommand {
             } catch let exit as ExitCode {
                 throw exit
             } catch where BGCtl.exitCode(for: error) == .success {
-                // --help, --version and the like would print instead of making a command.
+                // A request to print that the words above do not name.
                 throw refuse("help and version requests are not taken on a batch line")
             } catch {
                 throw refuse(BGCtl.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)")
