@@ -60,4 +60,10 @@ extension PushPayload {
         for (key, value) in object { result[AnyHashable(key)] = value }
         return result
     }
+
+    /// The payload as `JSONSerialization` reads it: numbers, arrays, objects and `NSNull`, as an
+    /// app written for Apple's `userInfo` expects them.
+    var object: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
+    }
 }

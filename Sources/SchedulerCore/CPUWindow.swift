@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The CPU a launch used over a sliding window, from cumulative samples: the CPU monitor's
 /// measure.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The three clocks the scheduler reads at each turn: the wall clock (dates in the state), the

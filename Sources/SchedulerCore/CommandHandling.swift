@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// What applying one command produced: the outcome to record, and what the runtime must carry
@@ -219,7 +219,7 @@ extension SchedulerState {
         let answer = task.kind == .remoteNotification && task.push?.isVoIP != true ? fetchResult ?? (success ? .newData : .failed) : nil
         let how = answer.map { "answering \($0.rawValue)" } ?? (success ? "successfully" : "with failure")
         let late = inTime ? "" : " after its expiration"
-        let elapsed = String(format: "%.1f", now.timeIntervalSince(task.startedAt))
+        let elapsed = String(printf: "%.1f", now.timeIntervalSince(task.startedAt))
         record(Event(time: now, type: .completed, app: appID, identifier: identifier, kind: task.kind, pid: task.pid,
                      command: command, reason: answer?.rawValue ?? (success ? "success" : "failure"),
                      message: "\(appID): \(identifier) completed \(how)\(late) after \(elapsed) s",

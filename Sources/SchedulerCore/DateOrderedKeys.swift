@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Task keys in the order of a date (ties by key), kept sorted as keys come and go.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 extension SchedulerState {
@@ -184,6 +184,6 @@ extension SchedulerState {
     public var watchedPIDs: Set<Int32> { Set(tasks.values.map(\.pid)).union(attachedPIDs).union(processes.keys) }
 
     static func seconds(_ value: TimeInterval) -> String {
-        value.isFinite && value == value.rounded() ? "\(SafeNumber.secondsText(value)) s" : String(format: "%.1f s", value)
+        value.isFinite && value == value.rounded() ? "\(SafeNumber.secondsText(value)) s" : String(printf: "%.1f s", value)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// What the policy decides for every pending request at one moment: which launches go out, and

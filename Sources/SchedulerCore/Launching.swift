@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// One process launch decided by the policy: an app and the requests it is handed.
@@ -73,7 +73,7 @@ extension SchedulerState {
             setTask(task)
             let late = request.earliestBeginDate.flatMap { earliest -> String? in
                 guard !plan.simulated, now >= earliest else { return nil }
-                return String(format: ", %.1f s after its earliest begin date", now.timeIntervalSince(earliest))
+                return String(printf: ", %.1f s after its earliest begin date", now.timeIntervalSince(earliest))
             } ?? ""
             let how = plan.handOver == nil ? "launched pid \(pid) for" : "handed to running pid \(pid):"
             let placed = plan.simulated ? nil : predictedUse(servedBy: request, at: now).map { prediction in
@@ -112,7 +112,7 @@ extension SchedulerState {
             deadline: now.addingTimeInterval(budget), expirationSignal: plan.manifest.expirationSignal, push: push,
             logOffset: logOffset))
         let how = plan.handOver == nil ? "launched pid \(pid) for" : "handed to running pid \(pid):"
-        let waited = now.timeIntervalSince(push.receivedAt) >= 1 ? String(format: ", held %.1f s", now.timeIntervalSince(push.receivedAt)) : ""
+        let waited = now.timeIntervalSince(push.receivedAt) >= 1 ? String(printf: ", held %.1f s", now.timeIntervalSince(push.receivedAt)) : ""
         let coalesced = push.coalescedCount > 0 ? ", \(push.coalescedCount) older coalesced" : ""
         record(Event(time: now, type: .pushDelivered, app: plan.app, identifier: key.identifier, kind: .remoteNotification,
                      pid: pid, command: push.commandID, reason: TaskKind.remoteNotification.rawValue,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// No background work without a task: once every task of a launch the scheduler started is

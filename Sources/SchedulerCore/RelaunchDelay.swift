@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Apple's rate limiter for background transfers: a transfer an app creates while the system has

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The pending requests grouped by the machine conditions they need, each group in the order of

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The CPU monitor: launches that use more CPU (or memory) than the settings allow are expired
@@ -76,8 +76,8 @@ extension SchedulerState {
     /// `cpuLimit: …` or `memoryLimit: …` with what was measured, when a limit is exceeded.
     func limitExceeded(window: CPUWindow, memoryBytes: Int64) -> String? {
         if settings.cpuLimitPercent > 0, let average = window.averagePercent, average > settings.cpuLimitPercent {
-            return String(format: "cpuLimit: %.0f%% of a core over %@ s (limit %@%%)", average,
-                          SafeNumber.secondsText(settings.cpuLimitWindowSeconds), SafeNumber.secondsText(settings.cpuLimitPercent))
+            return "cpuLimit: \(String(printf: "%.0f", average))% of a core over \(SafeNumber.secondsText(settings.cpuLimitWindowSeconds)) s "
+                + "(limit \(SafeNumber.secondsText(settings.cpuLimitPercent))%)"
         }
         let limit = Int64(settings.memoryLimitMiB) << 20
         if limit > 0, memoryBytes > limit {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// One measurement of a launch's process tree, as the runtime's resource monitor hands it to the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Something the runtime carries out because of a decision of the core, in the order given.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// The scheduler's tunables: `<config>/settings.json`. Every key is optional; missing keys take
@@ -194,7 +195,7 @@ public struct SchedulerSettings: Codable, Hashable, Sendable {
         let settings: SchedulerSettings
         do {
             let data = try StateFiles.read(path, maximumSize: 1 << 20, followingLinks: true, vetting: ConfigTrust.vetFile(path))
-            if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            if let object = JSONValue(parsing: data)?.object {
                 let known = Set(CodingKeys.allCases.map(\.rawValue))
                 if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                     throw SettingsError(path: path, reason: "unknown key '\(unknown)'")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Everything the policy decides from, in memory. The daemon keeps one; `bgtop --demo` and the

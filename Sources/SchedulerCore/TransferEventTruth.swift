@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The `transferStarted` and `transferPaused` events say what the attempt did, not what the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// What the response that completed a transfer said, kept on its record so that an app awaiting

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The transfers indexed by what a turn asks of them, so that a turn with a thousand transfers

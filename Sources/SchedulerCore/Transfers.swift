@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Something the runtime must do to a transfer because of a policy decision.

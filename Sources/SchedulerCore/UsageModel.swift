@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// How likely a person is to use an app in each hour of the week, learned from its history of

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// When a due app refresh is planned because of how the app is used, and why.

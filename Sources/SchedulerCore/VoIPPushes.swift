@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// VoIP pushes (PushKit's `.voIP` type): delivered the moment they arrive, outside the push

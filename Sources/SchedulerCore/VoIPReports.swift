@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// What a VoIP push obliges the app to do: report an incoming call (CallKit's

@@ -59,9 +59,9 @@ struct NtfyStreamEvent: Decodable, Equatable {
         }
         // `apns-push-type` travels in the body: `"type": "voip"` makes a VoIP push.
         let type: PushType
-        switch payload.object["type"] {
+        switch payload.fields["type"] {
         case nil: type = .background
-        case let text as String:
+        case .string(let text)?:
             do {
                 type = try PushType(validating: text)
             } catch {

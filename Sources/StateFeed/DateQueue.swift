@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Request keys by date, earliest first (a binary heap): which requests' dates have passed,

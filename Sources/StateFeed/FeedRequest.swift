@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// One request line read by `bgctl watch --json`: `{"type": ..., "id": ..., ...}`. The `type`
@@ -39,37 +39,34 @@ public enum FeedRequest: Sendable, Equatable {
         guard nestingDepth(line) <= maximumDepth else {
             return .failure(FeedError(code: .malformed, message: "request nested deeper than \(maximumDepth) levels"))
         }
-        let parsed: Any
-        do {
-            parsed = try JSONSerialization.jsonObject(with: line, options: [])
-        } catch {
+        guard let parsed = JSONValue(parsing: line) else {
             return .failure(FeedError(code: .malformed, message: "request line is not JSON"))
         }
-        guard let object = parsed as? [String: Any] else {
+        guard let object = parsed.object else {
             return .failure(FeedError(code: .malformed, message: "request line is not a JSON object"))
         }
         var id: String?
         if let value = object["id"] {
-            guard let text = value as? String, Command.isValidID(text) else {
+            guard let text = value.string, Command.isValidID(text) else {
                 return .failure(FeedError(code: .malformed, message: "'id' must be 1-64 letters, digits, '.', '-' or '_'"))
             }
             id = text
         }
-        guard let type = object["type"] as? String else {
+        guard let type = object["type"]?.string else {
             return .failure(FeedError(id: id, code: .malformed, message: "request has no 'type'"))
         }
         switch type {
         case "command":
             return parseCommand(object["command"], id: id)
         case "log":
-            guard let fields = object["request"] as? [String: Any], let data = try? JSONSerialization.data(withJSONObject: fields),
+            guard let fields = object["request"], fields.object != nil, let data = try? JSONEncoder().encode(fields),
                   let request = try? JSONFormat.decode(LogRequest.self, from: data) else {
                 return .failure(FeedError(id: id, code: .malformed, message: "'request' must be a log request (app, position, maximumLines, serial)"))
             }
             return .success(.log(id: id, request: request))
         case "follow":
-            guard let value = object["app"], !(value is NSNull) else { return .success(.follow(app: nil)) }
-            guard let text = value as? String, let app = try? Identifier(validating: text) else {
+            guard let value = object["app"], value != .null else { return .success(.follow(app: nil)) }
+            guard let text = value.string, let app = try? Identifier(validating: text) else {
                 return .failure(FeedError(id: id, code: .malformed, message: "'app' must be an app identifier or null"))
             }
             return .success(.follow(app: app))
@@ -78,21 +75,21 @@ public enum FeedRequest: Sendable, Equatable {
         }
     }
 
-    private static func parseCommand(_ value: Any?, id: String?) -> Result<FeedRequest, FeedError> {
-        guard var fields = value as? [String: Any] else {
+    private static func parseCommand(_ value: JSONValue?, id: String?) -> Result<FeedRequest, FeedError> {
+        guard var fields = value?.object else {
             return .failure(FeedError(id: id, code: .malformed, message: "'command' must be an object"))
         }
         if let reserved = reservedCommandFields.sorted().first(where: { fields[$0] != nil }) {
             return .failure(FeedError(id: id, code: .refused, message: "'command' may not set '\(reserved)': the watch sets it"))
         }
-        if let name = fields["type"] as? String, let known = CommandAction.Name(rawValue: name), !commandNames.contains(known) {
+        if let name = fields["type"]?.string, let known = CommandAction.Name(rawValue: name), !commandNames.contains(known) {
             return .failure(FeedError(id: id, code: .refused, message: "'\(name)' is sent by the app library, not by bgctl"))
         }
         // The inbox format's own decoder does every check an inbox command gets.
-        fields["id"] = Command.newID()
-        fields["issuedAt"] = JSONFormat.string(from: Date())
+        fields["id"] = .string(Command.newID())
+        fields["issuedAt"] = .string(JSONFormat.string(from: Date()))
         do {
-            let data = try JSONSerialization.data(withJSONObject: fields)
+            let data = try JSONEncoder().encode(fields)
             let command = try JSONFormat.decode(Command.self, from: data)
             return .success(.command(id: id, action: command.action))
         } catch let error as StateError {

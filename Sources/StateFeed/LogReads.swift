@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 import TaskState
 
@@ -21,7 +21,7 @@ public final class LogReads: Sendable {
 
     /// Reads `request` on a thread of its own; `id` (a feed request's) comes back with the answer.
     public func read(_ request: LogRequest, id: String? = nil) {
-        Thread.detachNewThread { [self] in
+        DetachedThread.start { [self] in
             let excerpt = LogReader.read(request, paths: paths)
             answers.withLock { $0.append((id, excerpt)) }
             wakePipe.wake()

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// inotify on the log the pager shows, while it is open: a write, a truncation, or the log being

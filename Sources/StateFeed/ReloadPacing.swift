@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When the dashboard reads what changed on disk: at once after a quiet spell, so a lone change is
 /// on screen without delay, and otherwise at most once per `interval`, so a stream of commits costs

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The dashboard's copy of the state directory, kept current file by file from inotify's

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// inotify over the state directory and its per-app folders, so a change is on screen at once

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An app's launches, expiries and kills hour by hour over the last day: what `bgtop`'s apps panel
 /// counts as "the last 24 h". Kept in the app record by the scheduler, so the counts survive

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An app's manifest, the Info.plist of this world: `<config>/apps/<app-id>.json`.
 public struct AppManifest: Codable, Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the scheduler remembers about an app: `apps/<app>.json`.
 public struct AppRecord: Codable, Hashable, Sendable {

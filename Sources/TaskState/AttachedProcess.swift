@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A running process of an app that registered its launch handlers and told the scheduler so
 /// (`attach`): requests of that app that come due are handed to it instead of starting a second

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A reason a pending request is not running now, as shown in `bgctl list` and `bgtop`.
 public enum Blocker: String, Codable, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An incoming call an app reports (CallKit's `reportNewIncomingCall`): the `reportCall`
 /// command. Reporting is what a VoIP push obliges the app to do; see

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Command {
     /// The first number of this command outside its documented range (``NumericBounds``), or `nil`.

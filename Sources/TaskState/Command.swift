@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A command for the scheduler, written into the inbox by `bgctl`, `bgtop` or the app library.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a command asks for.
 public enum CommandAction: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How programs other than the scheduler ask it for something: write a command into the inbox,
 /// then wait for its outcome (when a scheduler is running to give one).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The scheduler's answer to one command: `outcomes/<command-id>.json`, kept for a while so the
 /// program that wrote the command can read it.

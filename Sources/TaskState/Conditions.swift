@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The machine conditions that gate launches.
 public struct Conditions: Codable, Hashable, Sendable {

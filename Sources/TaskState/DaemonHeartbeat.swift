@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `daemon.json`: who the scheduler is and when it last did anything.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why some bytes are not the JSON object a reader expected, in one line that says where (byte
 /// offset, line, field) and what was expected: what quarantine reasons and refused commands say.
@@ -78,9 +78,8 @@ public enum DecodeFailure {
     }
 
     private static func underlyingMessage(_ context: DecodingError.Context) -> String? {
-        guard let underlying = context.underlyingError as NSError? else { return nil }
-        let text = underlying.userInfo[NSDebugDescriptionErrorKey] as? String ?? underlying.localizedDescription
-        return text.trimmingCharacters(in: CharacterSet(charactersIn: ". \n"))
+        guard let underlying = context.underlyingError else { return nil }
+        return "\(underlying)".trimmed(of: [".", " ", "\n"])
     }
 
     private static func field(_ context: DecodingError.Context) -> String {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An app's answer to `willBeginDelayedRequest`: asked by the scheduler when a transfer with an
 /// `earliestBeginDate`, whose app wants to be asked, is about to begin

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An `earliestBeginDate` more than a week ahead: accepted, but the 2019 talk on background
 /// execution discourages it (the system forgets and re-learns an app's habits over days; a

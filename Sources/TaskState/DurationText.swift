@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Short human durations for tables: `12s`, `4m 05s`, `1h 58m`, `3d 4h`.
 public enum DurationText {
@@ -8,8 +8,8 @@ public enum DurationText {
         let total = SafeNumber.int(min(abs(seconds), 3_153_600_000), .down)
         let days = total / 86_400, hours = (total % 86_400) / 3600, minutes = (total % 3600) / 60, secs = total % 60
         if days > 0 { return "\(days)d \(hours)h" }
-        if hours > 0 { return "\(hours)h \(String(format: "%02d", minutes))m" }
-        if minutes > 0 { return "\(minutes)m \(String(format: "%02d", secs))s" }
+        if hours > 0 { return "\(hours)h \(String(printf: "%02ld", minutes))m" }
+        if minutes > 0 { return "\(minutes)m \(String(printf: "%02ld", secs))s" }
         return "\(secs)s"
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One line of the event log (`events.jsonl`): what happened, when, to what.
 public struct Event: Codable, Hashable, Sendable {

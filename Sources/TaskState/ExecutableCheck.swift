@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +12,7 @@ public enum ExecutableCheck {
         // C sees only what comes before a NUL: "/bin/sh\0junk" would pass every check below as
         // "/bin/sh" while the manifest says something else. Shown as \0 so the line stays printable.
         if executable.utf8.contains(0) {
-            return "executable '\(executable.replacingOccurrences(of: "\0", with: "\\0"))' contains a NUL byte"
+            return "executable '\(executable.replacing("\0", with: "\\0"))' contains a NUL byte"
         }
         guard executable.hasPrefix("/") else {
             return "executable '\(executable)' is not an absolute path"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One launched task as the event log tells it: from its launch to how it ended.
 public struct HistoryRun: Sendable, Hashable {

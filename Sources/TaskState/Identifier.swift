@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A reverse-DNS identifier for an app, a task request or a transfer.
 ///
@@ -48,7 +48,7 @@ public struct Identifier: Hashable, Comparable, Sendable, CustomStringConvertibl
         case 0: return "NUL"
         case UInt8(ascii: "/"): return "'/'"
         case 0x21...0x7e: return "'\(Character(UnicodeScalar(byte)))'"
-        default: return String(format: "byte 0x%02X", byte)
+        default: return String(printf: "byte 0x%02X", UInt32(byte))
         }
     }
 }
@@ -86,7 +86,7 @@ public enum IdentifierError: Error, Equatable, Sendable, CustomStringConvertible
         case .leadingDot(let text):
             return "identifier '\(text)' starts with '.'"
         case .forbiddenCharacter(let text, let what):
-            let shown = text.replacingOccurrences(of: "\0", with: "\\0")
+            let shown = text.replacing("\0", with: "\\0")
             return "identifier '\(shown)' contains \(what); only letters, digits, '.', '-' and '_' are allowed"
         }
     }

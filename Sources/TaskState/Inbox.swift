@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The Maildir-style command inbox: writers create `inbox/tmp/<id>.json`, fsync it, and rename it
 /// into `inbox/new/`; from then on the command cannot be lost. Only the scheduler reads and removes

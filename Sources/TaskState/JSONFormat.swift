@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The JSON conventions shared by every file, command and output: ISO 8601 dates in UTC with a `Z`
 /// and millisecond precision, sorted keys so files diff cleanly.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A usage trace in the LSApp dataset's layout: tab-separated `user_id`, `session_id`,
 /// `timestamp` (`YYYY-MM-DD HH:MM:SS`, local time), `app_name`, `event_type`, with or without its

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the processes of one launch use, as last sampled by the scheduler's resource monitor:
 /// one entry of ``ResourceReport`` (`resources.json`).

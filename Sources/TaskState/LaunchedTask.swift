@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A launched task that has not finished yet: `tasks/<app>/<identifier>.json`.
 ///

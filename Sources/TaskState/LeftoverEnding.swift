@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What is left of a launch whose tasks are all finished, being ended: SIGTERM when decided, then
 /// SIGKILL at ``killAt``. Kept in `processes.json` (``ProcessLedger/endings``) from the commit

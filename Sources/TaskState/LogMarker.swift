@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The line the scheduler writes into `logs/<app>.log` just before it starts a process, at the
 /// offset it records as the launch's `logOffset`:

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +26,7 @@ public enum LogReader {
     /// Answers `request` from the log at `path`; problems name it `name` (by default, its path).
     public static func read(_ request: LogRequest, path: String, name: String? = nil) -> LogExcerpt {
         var excerpt = answer(request, path: path)
-        if let name, let problem = excerpt.problem { excerpt.problem = problem.replacingOccurrences(of: path, with: name) }
+        if let name, let problem = excerpt.problem { excerpt.problem = problem.replacing(path, with: name) }
         return excerpt
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The documented range of every number a command carries (see `docs/state-format.md#numbers` and
 /// `docs/cli.md`). `bgctl` checks its options against these before it writes anything, and the

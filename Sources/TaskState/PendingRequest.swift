@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A submitted task request waiting to be launched: `requests/<app>/<identifier>.json`.
 public struct PendingRequest: Codable, Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `processes.json`: every process the scheduler started (or decided to kill) that has not been
 /// seen to end. It is how a scheduler that restarts after `kill -9` knows which processes are its

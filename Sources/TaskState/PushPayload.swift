@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The body of a background push: a JSON object whose `aps` object carries
 /// `"content-available": 1`, at most 4096 bytes (APNs' limit for a background notification).
@@ -18,32 +18,20 @@ public struct PushPayload: Hashable, Sendable, CustomStringConvertible {
     public init(validating text: String) throws(PushPayloadError) {
         let bytes = text.utf8.count
         guard bytes <= Self.maximumBytes else { throw .tooLarge(bytes) }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else {
-            throw .notJSON
-        }
-        guard let dictionary = object as? [String: Any] else { throw .notAnObject }
-        // Decoded as a whole number, so `true` or `"1"` is not taken for 1.
-        guard dictionary["aps"] is [String: Any],
-              (try? JSONDecoder().decode(Envelope.self, from: Data(text.utf8)))?.aps.contentAvailable == 1 else {
+        guard let value = JSONValue(parsing: Data(text.utf8)) else { throw .notJSON }
+        guard let members = value.object else { throw .notAnObject }
+        // A whole number, so `true` or `"1"` is not taken for 1.
+        guard let aps = members["aps"]?.object, aps["content-available"] == .integer(1) else {
             throw .notBackground
         }
         self.text = text
+        self.fields = members
     }
 
-    /// The payload as a dictionary (`userInfo`).
-    public var object: [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
-    }
+    /// The payload's members, decoded once.
+    public let fields: [String: JSONValue]
 
     public var description: String { text }
-
-    private struct Envelope: Decodable {
-        struct APS: Decodable {
-            var contentAvailable: Int
-            enum CodingKeys: String, CodingKey { case contentAvailable = "content-available" }
-        }
-        var aps: APS
-    }
 }
 
 extension PushPayload: Codable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A background push for an app, as a `push` command carries it (`bgctl push`, a push
 /// subscription of the scheduler, or any program writing the inbox).

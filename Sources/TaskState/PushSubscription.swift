@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One push source an app's manifest names (`"push": [{"ntfy": "https://host/topic"}]`): the
 /// scheduler keeps the topic's JSON stream open and turns each message whose body is a JSON
@@ -40,10 +40,23 @@ public struct PushSubscription: Codable, Hashable, Sendable {
     public func streamURL(since: String?) -> String {
         var base = ntfy
         while base.hasSuffix("/") { base.removeLast() }
-        guard let since, let escaped = since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) else {
-            return "\(base)/json"
+        guard let since else { return "\(base)/json" }
+        return "\(base)/json?since=\(Self.percentEncoded(since))"
+    }
+
+    /// Every byte but ASCII letters and digits as `%XX` (RFC 3986 §2.1): a query value that
+    /// cannot end the query or start another parameter, whatever the server sent as an id.
+    static func percentEncoded(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                result += String(printf: "%%%02X", UInt32(byte))
+            }
         }
-        return "\(base)/json?since=\(escaped)"
+        return result
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a pending request needs of the machine's conditions: requests with the same needs are held
 /// or let through by the conditions alike. The scheduler's policy (`SchedulerState.blockers(for:at:)`)

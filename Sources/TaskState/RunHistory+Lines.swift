@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension RunHistory {
     /// Applies the complete lines of an event log excerpt, in order. Only lines whose `type` is

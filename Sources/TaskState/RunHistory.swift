@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Every app's runs and throttled stretches over the last hours, built from the event log one
 /// event at a time: the timeline's model.

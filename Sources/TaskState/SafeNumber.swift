@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Conversions from `Double` that never trap.
 ///

@@ -1,5 +1,5 @@
 import CLinuxSupport
-import Foundation
+import FoundationEssentials
 import Synchronization
 import SystemPackage
 #if canImport(Glibc)

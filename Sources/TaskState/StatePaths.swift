@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -138,7 +138,7 @@ public enum StateDirectoryCheck {
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw .unsafeDirectory(String(format: "state directory %@ is open to group or others (mode %04o); run: chmod 700 %@", path, mode, path))
+            throw .unsafeDirectory("state directory \(path) is open to group or others (mode \(String(printf: "%04o", UInt32(mode)))); run: chmod 700 \(path)")
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Everything in a state directory, read at one moment: what `bgctl list`, `bgtop` and the
 /// scheduler at start-up see.

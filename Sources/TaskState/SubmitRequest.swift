@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The fields of a submitted `BGTaskRequest`.
 public struct SubmitRequest: Hashable, Sendable {

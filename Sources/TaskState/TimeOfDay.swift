@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A time as a person reads it on a clock in a time zone: `08:10`, with the weekday when it is
 /// not within the next day (`Tue 08:10`).
@@ -7,7 +7,7 @@ public enum TimeOfDay {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
-        let clock = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let clock = String(printf: "%02ld:%02ld", parts.hour ?? 0, parts.minute ?? 0)
         guard let now, abs(date.timeIntervalSince(now)) >= 86_400 else { return clock }
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         return "\(days[((parts.weekday ?? 1) - 1) % 7]) \(clock)"

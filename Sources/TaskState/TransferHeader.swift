@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One request header field of a background transfer, sent on every attempt (and every resume).
 ///
@@ -17,7 +17,7 @@ public struct TransferHeader: Codable, Hashable, Sendable {
     public init?(line: String) {
         guard let colon = line.firstIndex(of: ":") else { return nil }
         name = String(line[..<colon])
-        value = String(line[line.index(after: colon)...]).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        value = String(line[line.index(after: colon)...]).trimmed(of: [" ", "\t"])
     }
 
     /// What `bgctl list`, `bgtop`, events and logs show in place of a secret header's value.

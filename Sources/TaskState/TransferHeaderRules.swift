@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The rules for a transfer's method and header fields, and which headers are secrets.
 public enum TransferHeaderRules {

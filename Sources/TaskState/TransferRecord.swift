@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A background transfer carried by the scheduler: `transfers/<app>/<identifier>.json`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The fields of a background transfer an app hands to the scheduler (`downloadTask(with:)` /
 /// `uploadTask(with:fromFile:)` on a background session, or `bgctl transfer download|upload`).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// URLs as the programs show them. Credentials in a URL's user information are secrets like a
 /// secret header's value, and the whole of it is shown as `redacted`
@@ -8,7 +8,7 @@ import Foundation
 public enum URLText {
     /// `url` with its user information hidden; any other text unchanged.
     public static func hidingCredentials(_ url: String) -> String {
-        guard let separator = url.range(of: "://") else { return url }
+        guard let separator = url.firstRange(of: "://") else { return url }
         let start = separator.upperBound
         let end = url[start...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
         guard let at = url[start..<end].lastIndex(of: "@") else { return url }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When a person used an app: `usage/<app>.json`. A use is a process of the app that a person
 /// started (not the scheduler), recorded by the library when it finishes launching, by

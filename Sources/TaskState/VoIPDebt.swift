@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A call report an app owes for one delivered VoIP push, in `apps/<app>.json` (`voip.owed`):
 /// the push, the process it was handed to, and when the report is due. Each push is its own

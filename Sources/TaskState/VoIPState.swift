@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An app's standing for VoIP pushes, in `apps/<app>.json` (`voip`): the report it owes, the
 /// failures to report in a row, and whether its VoIP pushes are dropped. See

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The redirects one attempt has followed, and the rule for the next (RFC 9110 §15.4).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The origin of a URL (scheme, host, port; RFC 9110 §4.3.1), the unit a secret header is trusted to.
 public struct RequestOrigin: Hashable, Sendable {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// `bgctl`: everything `bgtop` can do, from the command line.
@@ -35,15 +36,16 @@ struct BGCtl: ParsableCommand {
 
     /// Parses and runs, mapping every failure to one line on stderr and the contract's exit codes.
     static func main() {
+        LocalTimeZone.keepLinked()
         if let topic = HelpTopic.unknown(in: Array(CommandLine.arguments.dropFirst())) {
             printError("no such command: \(topic) (see bgctl --help)")
-            Foundation.exit(Exit.usage.rawValue)
+            Glibc.exit(Exit.usage.rawValue)
         }
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch let exit as ExitCode {
-            Foundation.exit(exit.rawValue)
+            Glibc.exit(exit.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
@@ -52,14 +54,14 @@ struct BGCtl: ParsableCommand {
             }
             let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
             printError(message)
-            Foundation.exit(Exit.usage.rawValue)
+            Glibc.exit(Exit.usage.rawValue)
         }
     }
 }
 
 /// Writes `bgctl: <message>` to stderr, as one line: a message may echo a client's text.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("bgctl: \(TerminalText.escaped(message))\n".utf8))
+    StandardStreams.write(Data("bgctl: \(TerminalText.escaped(message))\n".utf8), to: STDERR_FILENO)
 }
 
 /// Prints one line of text output with any control character in it escaped (see ``TerminalText``).

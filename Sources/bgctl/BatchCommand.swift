@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// A `bgctl` command that makes one scheduler command, so that `bgctl batch` can take it as a line.

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import SchedulerCore
 import TaskState
 
@@ -33,7 +34,7 @@ struct CommandSender {
         do {
             delivery = try channel.send(command, timeout: timeout)
         } catch {
-            printError(error.description)
+            printError("\(error)")
             throw BGCtl.Exit.localFailure
         }
         switch delivery {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TaskState
 #if canImport(Glibc)
 import Glibc
@@ -44,11 +44,11 @@ struct Events: ParsableCommand {
 
     private func emit(_ event: Event) throws {
         if json {
-            FileHandle.standardOutput.write(try JSONFormat.encodeLine(event))
+            StandardStreams.write(try JSONFormat.encodeLine(event))
         } else {
             let time = JSONFormat.string(from: event.time)
-            let line = "\(time)  \(event.type.rawValue.padding(toLength: 19, withPad: " ", startingAt: 0))\(TerminalText.escaped(event.message))\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
+            let line = "\(time)  \(event.type.rawValue.padded(toWidth: 19))\(TerminalText.escaped(event.message))\n"
+            StandardStreams.write(Data(line.utf8))
         }
     }
 

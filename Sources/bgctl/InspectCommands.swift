@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import SchedulerCore
 import TaskState
 
@@ -61,7 +61,7 @@ struct List: ParsableCommand {
             running.add(task.app.rawValue, task.identifier.rawValue, task.kind.rawValue, task.state.rawValue, "\(task.pid)",
                         DurationText.compact(now.timeIntervalSince(task.startedAt)), remaining,
                         task.simulated ? "simulated" : task.launchReason,
-                        task.cpuPercent.map { String(format: "%.1f", $0) } ?? "-", task.memoryBytes.map(MemoryText.compact) ?? "-")
+                        task.cpuPercent.map { String(printf: "%.1f", $0) } ?? "-", task.memoryBytes.map(MemoryText.compact) ?? "-")
         }
         var transfers = TextTable("APP", "IDENTIFIER", "DIRECTION", "STATE", "BYTES", "URL")
         for transfer in listing.transfers {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import TaskState
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -98,7 +99,7 @@ struct Install: ParsableCommand {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
             throw InstallFailure("cannot find the running bgctl (/proc/self/exe)")
         }
-        let folder = (executable as NSString).deletingLastPathComponent
+        let folder = PathText.parent(executable)
         for program in InstallLayout.programs where !FileManager.default.isExecutableFile(atPath: "\(folder)/\(program)") {
             throw InstallFailure("\(program) is not beside bgctl in \(folder): build all three (swift build -c release) first")
         }

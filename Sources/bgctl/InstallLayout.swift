@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where `bgctl install` puts each file: programs, completions and manual pages under a prefix
 /// (the usual `bin/` and `share/` tree), the systemd user unit in a unit directory.
@@ -25,7 +25,7 @@ struct InstallLayout {
     let unitDirectory: String
 
     init(prefix: String?, unitDirectory: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         self.prefix = try Self.absolute(prefix ?? "\(home)/.local", what: "--prefix")
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.config"
         self.unitDirectory = try Self.absolute(unitDirectory ?? "\(configHome)/systemd/user", what: "--unit-dir")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `bgctl install` put under a prefix and in the unit directory, kept under the prefix
 /// (`share/bgtop/installed-files`) so that `bgctl uninstall` removes exactly that.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// `--state` and `--config`, shared by every subcommand.
@@ -36,5 +36,5 @@ func sha256Digest(_ text: String) throws -> String {
 
 /// Writes JSON for `--json` output.
 func printJSON<T: Encodable>(_ value: T) throws {
-    FileHandle.standardOutput.write(try JSONFormat.encode(value))
+    StandardStreams.write(try JSONFormat.encode(value))
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TaskState
 #if canImport(Glibc)
 import Glibc
@@ -139,8 +139,8 @@ struct LogFollower {
     static func heading(_ marker: LogMarker) -> String {
         let work = zip(marker.kinds, marker.identifiers).map { "\($0) \($1)" }.joined(separator: ", ")
         let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute, .second], from: marker.time)
-        let time = String(format: "%04d-%02d-%02d %02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
-                          parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        let day = String(printf: "%04ld-%02ld-%02ld", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        let time = day + String(printf: " %02ld:%02ld:%02ld", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
         return "── launch \(marker.launchID) · \(work) · \(time) ──"
     }
 }

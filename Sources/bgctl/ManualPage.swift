@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A section 1 manual page in mdoc(7), made from a program's `--experimental-dump-help`
 /// (``ToolHelp``): the layout of swift-argument-parser's `generate-manual` single page (NAME,
@@ -110,13 +110,13 @@ struct ManualPage {
     /// line indented, or with a run of blanks inside, as in bgtop's key table) is kept as it is
     /// in a literal display, which filling would run together.
     private static func paragraphs(_ text: String?) -> [String] {
-        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
+        guard let text, !text.trimmedWhitespace().isEmpty else { return [] }
         var lines: [String] = []
-        for (index, paragraph) in text.components(separatedBy: "\n\n").enumerated() {
-            let paragraphLines = paragraph.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        for (index, paragraph) in text.split(separator: "\n\n", omittingEmptySubsequences: false).enumerated() {
+            let paragraphLines = paragraph.split(separator: "\n").filter { !$0.trimmedWhitespace().isEmpty }
             guard !paragraphLines.isEmpty else { continue }
             if index > 0 { lines.append(".Pp") }
-            let columns = paragraphLines.contains { $0.hasPrefix(" ") || $0.trimmingCharacters(in: .whitespaces).contains("  ") }
+            let columns = paragraphLines.contains { $0.hasPrefix(" ") || $0.trimmedWhitespace().contains("  ") }
             if columns { lines.append(".Bd -literal -offset indent") }
             lines += paragraphLines.map { textLine(String($0)) }
             if columns { lines.append(".Ed") }
@@ -127,24 +127,25 @@ struct ManualPage {
     /// A text line: backslashes as `\e`; a leading dot, apostrophe or blank behind `\&`, so
     /// that it is not read as a macro or a break.
     static func textLine(_ text: String) -> String {
-        var escaped = text.replacingOccurrences(of: "\\", with: "\\e")
+        var escaped = text.replacing("\\", with: "\\e")
         if let first = escaped.first, [".", "'", " "].contains(first) { escaped = "\\&" + escaped }
         return escaped
     }
 
     /// A macro argument: backslashes as `\e`, quotes as `\(dq`, quoted when it holds a blank.
     static func argument(_ text: String) -> String {
-        let escaped = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "\"", with: "\\(dq")
-            .replacingOccurrences(of: "\n", with: " ")
+        let escaped = text.replacing("\\", with: "\\e").replacing("\"", with: "\\(dq")
+            .replacing("\n", with: " ")
         return escaped.isEmpty || escaped.contains(" ") ? "\"\(escaped)\"" : escaped
     }
 
     /// `November 24, 2026`, as mdoc's `.Dd` wants it.
     static func dateText(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "MMMM d, yyyy"
-        return formatter.string(from: date)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                      "October", "November", "December"]
+        return "\(months[min(max((parts.month ?? 1) - 1, 0), 11)]) \(parts.day ?? 1), \(parts.year ?? 1970)"
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import StateMetrics
 import TaskState
 
@@ -19,6 +19,6 @@ struct Metrics: ParsableCommand {
         let paths = locations.paths
         let snapshot = StateSnapshot.load(paths)
         let text = StateMetrics.text(of: snapshot, schedulerRunning: StateLock.holder(paths) != nil, now: Date())
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.write(Data(text.utf8))
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Numeric options, parsed by `bgctl` itself rather than by ArgumentParser, so that every bad

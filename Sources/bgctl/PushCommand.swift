@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// `bgctl push`: the `xcrun simctl push` of this system.
@@ -48,7 +48,7 @@ struct PushCommand: ParsableCommand {
             let data: Data
             do {
                 // Read whole up to a bound well past the limit, so the size error names the real size.
-                data = payloadFile == "-" ? FileHandle.standardInput.readDataToEndOfFile()
+                data = payloadFile == "-" ? StandardStreams.readToEnd()
                     : try StateFiles.read(payloadFile, maximumSize: 1 << 20, followingLinks: true)
             } catch {
                 printError("cannot read --payload-file: \(error)")
@@ -87,7 +87,7 @@ struct PushCommand: ParsableCommand {
         do {
             return try NumberArgument.earliest(text, now: now)
         } catch let error as ValidationError {
-            throw ValidationError(error.message.replacingOccurrences(of: "--earliest", with: "--expiration"))
+            throw ValidationError(error.message.replacing("--earliest", with: "--expiration"))
         }
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// `bgctl report-call`: CallKit's `reportNewIncomingCall` for an app that is not written with the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The systemd user unit that runs the installed `bgtaskd` (`bgtaskd.service`).
 ///
@@ -43,7 +43,7 @@ struct ServiceUnit {
         }
         // Control characters shown escaped: never written raw to the user's terminal.
         func shown(_ scalar: Unicode.Scalar) -> String {
-            scalar.properties.generalCategory == .control ? String(format: "\\x%02x", scalar.value) : String(scalar)
+            scalar.properties.generalCategory == .control ? String(printf: "\\x%02x", scalar.value) : String(scalar)
         }
         return "a systemd unit cannot run a program whose path holds \(shown(bad)): \(path.unicodeScalars.map(shown).joined())"
     }
@@ -51,7 +51,7 @@ struct ServiceUnit {
     /// A path as the `ExecStart=` command: double-quoted when it holds blanks, `%` doubled
     /// (systemd's specifiers). `$` stays: systemd expands variables in the arguments only.
     static func execArgument(_ path: String) -> String {
-        var word = path.replacingOccurrences(of: "%", with: "%%")
+        var word = path.replacing("%", with: "%%")
         // Quotes, backslashes and tabs never get here (``problem(withExecutable:)``): blanks need quoting only.
         if word.contains(" ") { word = "\"\(word)\"" }
         return word

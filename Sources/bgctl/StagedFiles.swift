@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 #if canImport(Glibc)
 import Glibc
@@ -25,12 +25,12 @@ struct StagedFiles {
     /// need that do not exist yet, parents first.
     func missingDirectories(alsoFor others: [String] = []) -> [String] {
         var missing: [String] = []
-        for folder in Set((files.map(\.path) + others).map { ($0 as NSString).deletingLastPathComponent }).sorted() {
+        for folder in Set((files.map(\.path) + others).map { PathText.parent($0) }).sorted() {
             var chain: [String] = []
             var current = folder
             while !current.isEmpty, current != "/", !FileManager.default.fileExists(atPath: current) {
                 chain.insert(current, at: 0)
-                current = (current as NSString).deletingLastPathComponent
+                current = PathText.parent(current)
             }
             for directory in chain where !missing.contains(directory) { missing.append(directory) }
         }
@@ -65,7 +65,7 @@ struct StagedFiles {
                 }
             }
             temporaries.removeAll()
-            for folder in Set(all.map { ($0.path as NSString).deletingLastPathComponent }) {
+            for folder in Set(all.map { PathText.parent($0.path) }) {
                 try? StateFiles.syncDirectory(folder)
             }
         } catch {
@@ -76,8 +76,8 @@ struct StagedFiles {
 
     /// Writes `file` to `.NAME.bgctl-install-PID` beside it, synced, with its mode; returns that name.
     private static func writeTemporary(_ file: File) throws -> String {
-        let folder = (file.path as NSString).deletingLastPathComponent
-        let name = (file.path as NSString).lastPathComponent
+        let folder = PathText.parent(file.path)
+        let name = PathText.lastComponent(file.path)
         let temporary = "\(folder)/.\(name).bgctl-install-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, file.mode)
         guard descriptor >= 0 else {
@@ -88,7 +88,7 @@ struct StagedFiles {
             try StateFiles.writeAll(descriptor, file.contents, path: temporary)
         } catch {
             unlink(temporary)
-            throw InstallFailure("cannot write \(file.path): \(error.description)")
+            throw InstallFailure("cannot write \(file.path): \(error)")
         }
         // The umask must not take execute bits from a program, and fsync before the rename.
         guard fchmod(descriptor, file.mode) == 0, fsync(descriptor) == 0 else {

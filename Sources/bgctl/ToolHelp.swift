@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a swift-argument-parser program says about itself with `--experimental-dump-help`: the
 /// library's documented `ToolInfoV0` JSON (serialization version 0), the parts a manual page uses.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// `bgctl transfer download|upload|cancel|pause|resume`: background transfers for any program.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import SchedulerCore
 import TaskState
 
@@ -54,7 +54,7 @@ struct UsageShow: ParsableCommand {
             return
         }
         print("\(appID): \(history.uses.count) use(s)\(history.lastUse.map { ", last \(DurationText.since($0, from: now))" } ?? ""); hours in \(state.timeZone.identifier)")
-        print("     " + (0..<24).map { String(format: "%-2d", $0) }.joined(separator: " "))
+        print("     " + (0..<24).map { String(printf: "%-2ld", $0) }.joined(separator: " "))
         let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
         for (day, row) in grid.enumerated() {
             print(days[day] + "  " + row.map { Self.shade($0) + Self.shade($0) }.joined(separator: " "))
@@ -62,8 +62,8 @@ struct UsageShow: ParsableCommand {
         print("     ░ under 25%  ▒ under 50%  ▓ under 75%  █ 75% or more of weeks")
         if let next {
             let refresh = planned.map { "; refresh planned \(TimeOfDay.text($0, timeZone: state.timeZone, now: now))" } ?? ""
-            print(String(format: "next use: ~%@ (%.0f%% of weeks)%@", TimeOfDay.text(next.date, timeZone: state.timeZone, now: now),
-                         next.confidence * 100, refresh))
+            print("next use: ~\(TimeOfDay.text(next.date, timeZone: state.timeZone, now: now)) "
+                  + "(\(String(printf: "%.0f", next.confidence * 100))% of weeks)\(refresh)")
         } else {
             print("next use: none predicted within \(DurationText.compact(settings.predictionHorizonSeconds)); refreshes run at their earliest date")
         }

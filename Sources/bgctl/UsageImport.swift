@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// `bgctl usage import FILE`: seeds usage prediction from a trace in LSApp's layout.
@@ -111,7 +111,7 @@ struct UsageImport: ParsableCommand {
     }
 
     private func read(_ path: String, what: String) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        if path == "-" { return StandardStreams.readToEnd() }
         do {
             return try StateFiles.read(path, maximumSize: 1 << 30, followingLinks: true)
         } catch {

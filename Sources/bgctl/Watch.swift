@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// `bgctl watch`: the state directory as it changes. With `--json`, the feed `bgtop --host` reads

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import StateFeed
 import Synchronization
 import TaskState
@@ -41,7 +42,7 @@ final class WatchCommandRunner: Sendable {
         }
         guard admitted else { return false }
         let command = Command(issuedAt: Date(), issuerPID: getpid(), launchToken: launchToken, action: action)
-        Thread.detachNewThread { [self] in
+        DetachedThread.start { [self] in
             let result = deliver(command, id: id)
             state.withLock { current in
                 current.inFlight -= 1

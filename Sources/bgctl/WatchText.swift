@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StateFeed
 import TaskState
 
@@ -33,7 +33,7 @@ struct WatchText {
         if change.settings != nil || change.manifests != nil { parts.append("configuration changed") }
         var text = parts.isEmpty ? "" : "\(stamp())  " + TerminalText.escaped(parts.joined(separator: "; ")) + "\n"
         for event in change.events ?? [] {
-            text += "\(JSONFormat.string(from: event.time))  \(event.type.rawValue.padding(toLength: 19, withPad: " ", startingAt: 0))\(TerminalText.escaped(event.message))\n"
+            text += "\(JSONFormat.string(from: event.time))  \(event.type.rawValue.padded(toWidth: 19))\(TerminalText.escaped(event.message))\n"
         }
         return Data(text.utf8)
     }

@@ -84,6 +84,27 @@ import TaskState
         #expect(try env.tasks().isEmpty, "nothing launched before its planned time")
     }
 
+    /// bgctl reads and shows times in the user's time zone (`TZ`), not in GMT: FoundationEssentials
+    /// alone knows no other zone, so this fails if bgctl loses FoundationInternationalization.
+    @Test func bgctlReadsAndShowsTimesInTheUsersTimeZone() throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], modes: ["fetch"], script: "exit 0\n")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let path = env.root + "/one.tsv"
+        try "1\t1\t2026-11-20 08:10:00\tReader\tOpened\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let kolkata = ["TZ": "Asia/Kolkata"]
+        let imported = try env.bgctl("usage", "import", path, "--map", "Reader=\(Self.app)", environment: kolkata)
+        #expect(imported.status == 0, "\(imported)")
+
+        let report = try env.bgctl("usage", Self.app, "--json", environment: kolkata)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any], "\(report)")
+        #expect(object["timeZone"] as? String == "Asia/Kolkata", "\(report)")
+        let lastUse = try #require(JSONFormat.date(from: object["lastUse"] as? String ?? ""), "\(report)")
+        #expect(lastUse == JSONFormat.date(from: "2026-11-20T02:40:00Z"), "08:10 in Kolkata is 02:40 UTC: \(report)")
+        #expect(try env.bgctl("usage", Self.app, environment: kolkata).stdout.contains("hours in Asia/Kolkata"))
+    }
+
     @Test func aBadTraceLineIsNamedAndNothingIsSent() throws {
         let env = try TestEnvironment()
         try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], modes: ["fetch"], script: "exit 0\n")

@@ -86,7 +86,7 @@ struct PushRulesTests {
         state.run(Self.push(collapse: "scores"), at: at(5))
         let held = state.pushes.values.sorted { $0.receivedAt < $1.receivedAt }
         #expect(held.count == 2, "one per collapse group")
-        #expect(held[0].payload.object["n"] as? Int == 3, "the newest of the group without a collapse id is kept")
+        #expect(held[0].payload.fields["n"] == .integer(3), "the newest of the group without a collapse id is kept")
         #expect(held[0].coalescedCount == 2)
         #expect(held[1].collapseID == "scores")
         #expect(held[1].coalescedCount == 1)

@@ -1,0 +1,32 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// bgctl's standard input, output and error as whole reads and writes.
+enum StandardStreams {
+    /// Writes all of `data` to `descriptor` (1 or 2); a closed pipe or a full disk ends the write.
+    static func write(_ data: Data, to descriptor: Int32 = STDOUT_FILENO) {
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+
+    /// Everything `descriptor` gives until its end (standard input by default).
+    static func readToEnd(_ descriptor: Int32 = STDIN_FILENO) -> Data {
+        var result = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return result }
+            result.append(contentsOf: buffer[0..<count])
+        }
+    }
+}
