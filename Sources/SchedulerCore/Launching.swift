@@ -77,7 +77,7 @@ extension SchedulerState {
             } ?? ""
             let how = plan.handOver == nil ? "launched pid \(pid) for" : "handed to running pid \(pid):"
             let placed = plan.simulated ? nil : predictedUse(servedBy: request, at: now).map { prediction in
-                ", placed by usage prediction for a use expected at \(TimeOfDay.text(prediction.date, timeZone: timeZone))"
+                ", placed by usage prediction for a use expected at \(TimeOfDay.text(prediction.date, zone: timeZone))"
             }
             record(Event(time: now, type: .launched, app: plan.app, identifier: request.identifier, kind: request.kind,
                          pid: pid, command: plan.simulated ? request.commandID : nil, reason: plan.reason,

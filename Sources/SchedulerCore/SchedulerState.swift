@@ -32,7 +32,7 @@ public struct SchedulerState: Sendable {
     public internal(set) var usage: [Identifier: UsageHistory] = [:]
     public internal(set) var usageModels: [Identifier: UsageModel] = [:]
     /// The time zone hours of the week are counted in (the machine's; tests pin one).
-    public var timeZone = TimeZone.current {
+    public var timeZone: WallClockZone = .system {
         didSet {
             for history in usage.values { setUsage(history, now: usageModels[history.app]?.builtAt ?? conditions.probedAt, recordChange: false) }
         }
@@ -166,7 +166,7 @@ public struct SchedulerState: Sendable {
     /// Keeps the app's history and rebuilds its model as of `now`.
     mutating func setUsage(_ history: UsageHistory, now: Date, recordChange: Bool = true) {
         usage[history.app] = history
-        usageModels[history.app] = UsageModel(history: history, now: now, halfLifeDays: settings.usageHalfLifeDays, timeZone: timeZone)
+        usageModels[history.app] = UsageModel(history: history, now: now, halfLifeDays: settings.usageHalfLifeDays, zone: timeZone)
         if recordChange { changes.usage.insert(history.app) }
     }
 

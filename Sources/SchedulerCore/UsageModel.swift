@@ -23,14 +23,12 @@ public struct UsageModel: Sendable, Equatable {
     /// Weighted weeks from the first use to ``builtAt``.
     public private(set) var weeksObserved: Double
     public let builtAt: Date
-    public let timeZone: TimeZone
-    private let calendar: Calendar
+    public let zone: WallClockZone
 
-    /// The model of `history` as of `now`.
-    public init(history: UsageHistory, now: Date, halfLifeDays: Double, timeZone: TimeZone) {
+    /// The model of `history` as of `now`, hours of the week read in `zone`.
+    public init(history: UsageHistory, now: Date, halfLifeDays: Double, zone: WallClockZone) {
         self.builtAt = now
-        self.timeZone = timeZone
-        calendar = Self.calendar(timeZone)
+        self.zone = zone
         weights = Array(repeating: 0, count: Self.hoursPerWeek)
         minuteSums = Array(repeating: 0, count: Self.hoursPerWeek)
         minuteSquares = Array(repeating: 0, count: Self.hoursPerWeek)
@@ -38,10 +36,10 @@ public struct UsageModel: Sendable, Equatable {
         // Newest first, so each hour of the calendar counts its newest use only.
         var counted = Set<Int64>()
         for use in history.uses.reversed() where use <= now {
-            let absoluteHour = Int64(((use.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: use))) / 3600).rounded(.down))
+            let absoluteHour = Int64(((use.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: use))) / 3600).rounded(.down))
             guard counted.insert(absoluteHour).inserted else { continue }
             let weight = pow(0.5, now.timeIntervalSince(use) / halfLife)
-            let (hour, minute) = Self.hourOfWeek(use, calendar: calendar)
+            let (hour, minute) = Self.hourOfWeek(use, zone: zone)
             weights[hour] += weight
             minuteSums[hour] += weight * Double(minute)
             minuteSquares[hour] += weight * Double(minute * minute)
@@ -73,8 +71,9 @@ public struct UsageModel: Sendable, Equatable {
     /// Hours are stepped by arithmetic from the hour of `now` (one calendar call, not one an
     /// hour): across a change of daylight saving time, that day's hours are off by one.
     public func nextUse(after now: Date, within horizon: TimeInterval, minimumConfidence: Double) -> Prediction? {
-        guard let hourStart = calendar.dateInterval(of: .hour, for: now)?.start else { return nil }
-        let firstHour = Self.hourOfWeek(hourStart, calendar: calendar).hour
+        let time = zone.time(of: now)
+        let hourStart = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down) - Double(time.minute * 60 + time.second))
+        let firstHour = Self.hourOfWeek(hourStart, zone: zone).hour
         let hours = Int((min(max(horizon, 0), 31 * 86_400) / 3600).rounded(.up)) + 1
         for step in 0..<max(hours, 1) {
             let start = hourStart.addingTimeInterval(Double(step) * 3600)
@@ -92,20 +91,10 @@ public struct UsageModel: Sendable, Equatable {
     }
 
     /// The hour of the week (0 = Monday 00:00) and the minute within it.
-    public static func hourOfWeek(_ date: Date, timeZone: TimeZone) -> (hour: Int, minute: Int) {
-        hourOfWeek(date, calendar: calendar(timeZone))
-    }
-
-    static func hourOfWeek(_ date: Date, calendar: Calendar) -> (hour: Int, minute: Int) {
-        let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
-        // Calendar's weekday 1 is Sunday; the grid starts on Monday.
-        let day = ((parts.weekday ?? 2) + 5) % 7
-        return (day * 24 + (parts.hour ?? 0), parts.minute ?? 0)
-    }
-
-    static func calendar(_ timeZone: TimeZone) -> Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        return calendar
+    public static func hourOfWeek(_ date: Date, zone: WallClockZone) -> (hour: Int, minute: Int) {
+        let time = zone.time(of: date)
+        // Weekday 1 is Sunday; the grid starts on Monday.
+        let day = (time.weekday + 5) % 7
+        return (day * 24 + time.hour, time.minute)
     }
 }

@@ -25,10 +25,8 @@ public enum LSAppTrace {
         }
     }
 
-    /// The `Opened` rows of `text`, timestamps read in `timeZone`. The first bad line stops it.
-    public static func opens(in text: String, timeZone: TimeZone) throws(Malformed) -> [Open] {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+    /// The `Opened` rows of `text`, timestamps read in `zone`. The first bad line stops it.
+    public static func opens(in text: String, zone: WallClockZone) throws(Malformed) -> [Open] {
         var opens: [Open] = []
         var number = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -40,7 +38,7 @@ public enum LSAppTrace {
                 throw Malformed(line: number, reason: "expected 5 tab-separated fields (user_id, session_id, timestamp, app_name, event_type), found \(fields.count)")
             }
             guard fields[4] == "Opened" else { continue }
-            guard let date = date(fields[2], calendar: calendar) else {
+            guard let date = date(fields[2], zone: zone) else {
                 throw Malformed(line: number, reason: "bad timestamp '\(fields[2].prefix(40))': expected YYYY-MM-DD HH:MM:SS")
             }
             guard !fields[3].isEmpty else { throw Malformed(line: number, reason: "empty app_name") }
@@ -50,7 +48,7 @@ public enum LSAppTrace {
     }
 
     /// `YYYY-MM-DD HH:MM:SS`, read digit by digit: a real trace has millions of rows.
-    static func date(_ text: Substring, calendar: Calendar) -> Date? {
+    static func date(_ text: Substring, zone: WallClockZone) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count == 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: " "),
               bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
@@ -64,10 +62,8 @@ public enum LSAppTrace {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-              let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)),
-              calendar.component(.day, from: date) == day else { return nil }  // not February 31st rolled over
-        return date
+              let minute = number(14..<16), let second = number(17..<19) else { return nil }
+        // Checked whole: February 31st is refused, not rolled over into March.
+        return zone.date(of: WallClockTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
     }
 }

@@ -69,7 +69,7 @@ struct UsageReplay {
         }
         state = SchedulerState(settings: settings, catalog: ManifestCatalog(manifests: Dictionary(uniqueKeysWithValues: manifests.map { ($0.id, $0) })),
                                conditions: ConditionsRecord(probed: Conditions(), probedAt: trace.start))
-        state.timeZone = TimeZone(identifier: "UTC")!
+        state.timeZone = .utc
     }
 
     /// Replays the whole trace.

@@ -49,7 +49,7 @@ struct UsageTrace: Sendable {
         // As `bgctl usage import` reads it: never blocking on a FIFO, never a directory.
         let text = String(decoding: try StateFiles.read(path, maximumSize: 1 << 30, followingLinks: true), as: UTF8.self)
         var byUser: [String: [Open]] = [:]
-        let opens = try LSAppTrace.opens(in: text, timeZone: TimeZone(identifier: "UTC")!)
+        let opens = try LSAppTrace.opens(in: text, zone: .utc)
         for open in opens where user == nil || open.user == user {
             guard let app = identifier(lsappName: open.app) else {
                 throw LSAppTrace.Malformed(line: open.line, reason: "app_name '\(open.app.prefix(40))' makes no app identifier (at most 122 characters)")

@@ -71,7 +71,7 @@ struct WakeupReplay {
         }
         state = SchedulerState(settings: settings, catalog: ManifestCatalog(manifests: Dictionary(uniqueKeysWithValues: manifests.map { ($0.id, $0) })),
                                conditions: ConditionsRecord(probed: Conditions(), probedAt: Self.start))
-        state.timeZone = TimeZone(identifier: "UTC")!
+        state.timeZone = .utc
     }
 
     static let refresh = try! Identifier(validating: "refresh")

@@ -36,7 +36,6 @@ struct BGCtl: ParsableCommand {
 
     /// Parses and runs, mapping every failure to one line on stderr and the contract's exit codes.
     static func main() {
-        LocalTimeZone.keepLinked()
         if let topic = HelpTopic.unknown(in: Array(CommandLine.arguments.dropFirst())) {
             printError("no such command: \(topic) (see bgctl --help)")
             Glibc.exit(Exit.usage.rawValue)

@@ -44,11 +44,11 @@ struct List: ParsableCommand {
                 .compactMap { $0 }.joined(separator: ",")
             var blockers = request.blockers.isEmpty ? "none (launching)" : request.blockers.map(\.rawValue).joined(separator: ",")
             if let planned = request.plannedLaunchAt {
-                let use = request.predictedUseAt.map { "use ~\(TimeOfDay.text($0, timeZone: .current, now: now)), " } ?? ""
-                blockers += " (\(use)refresh \(TimeOfDay.text(planned, timeZone: .current, now: now)))"
+                let use = request.predictedUseAt.map { "use ~\(TimeOfDay.text($0, zone: .system, now: now)), " } ?? ""
+                blockers += " (\(use)refresh \(TimeOfDay.text(planned, zone: .system, now: now)))"
             }
             if let until = request.coalescingUntil {
-                blockers += " (until \(TimeOfDay.text(until, timeZone: .current, now: now)))"
+                blockers += " (until \(TimeOfDay.text(until, zone: .system, now: now)))"
             }
             pending.add(request.app.rawValue, request.identifier.rawValue, request.kind.rawValue,
                         DurationText.until(request.earliestBeginDate, from: now), requires.isEmpty ? "-" : requires, blockers)
@@ -67,7 +67,7 @@ struct List: ParsableCommand {
         for transfer in listing.transfers {
             let expected = transfer.bytesExpected.map { "/\($0)" } ?? ""
             let asking = transfer.blockers.contains(.awaitingAnswer)
-                ? " (asking app until \(transfer.delayedRequestAnswerBy.map { TimeOfDay.text($0, timeZone: .current, now: now) } ?? "-"))" : ""
+                ? " (asking app until \(transfer.delayedRequestAnswerBy.map { TimeOfDay.text($0, zone: .system, now: now) } ?? "-"))" : ""
             transfers.add(transfer.app.rawValue, transfer.identifier.rawValue, transfer.direction.rawValue,
                           transfer.state.rawValue + asking, "\(transfer.bytesTransferred)\(expected)", transfer.url)
         }

@@ -138,9 +138,7 @@ struct LogFollower {
     /// A marker line as it is shown: the launch, what it ran, when (local time).
     static func heading(_ marker: LogMarker) -> String {
         let work = zip(marker.kinds, marker.identifiers).map { "\($0) \($1)" }.joined(separator: ", ")
-        let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute, .second], from: marker.time)
-        let day = String(printf: "%04ld-%02ld-%02ld", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-        let time = day + String(printf: " %02ld:%02ld:%02ld", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        let time = WallClockZone.system.time(of: marker.time)
         return "── launch \(marker.launchID) · \(work) · \(time) ──"
     }
 }

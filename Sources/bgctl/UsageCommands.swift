@@ -43,7 +43,7 @@ struct UsageShow: ParsableCommand {
         let history = state.usage[appID] ?? UsageHistory(app: appID)
         // The state's own model (built as of now), so the grid and the planned refresh agree.
         let model = state.usageModels[appID] ?? UsageModel(history: history, now: now, halfLifeDays: settings.usageHalfLifeDays,
-                                                           timeZone: state.timeZone)
+                                                           zone: state.timeZone)
         let next = model.nextUse(after: now, within: settings.predictionHorizonSeconds, minimumConfidence: settings.predictionMinimumConfidence)
         let planned = state.requests.values.first { $0.app == appID && $0.kind == .appRefresh }
             .flatMap { state.usagePlan(for: $0, at: now) }?.launchAt
@@ -61,8 +61,8 @@ struct UsageShow: ParsableCommand {
         }
         print("     ░ under 25%  ▒ under 50%  ▓ under 75%  █ 75% or more of weeks")
         if let next {
-            let refresh = planned.map { "; refresh planned \(TimeOfDay.text($0, timeZone: state.timeZone, now: now))" } ?? ""
-            print("next use: ~\(TimeOfDay.text(next.date, timeZone: state.timeZone, now: now)) "
+            let refresh = planned.map { "; refresh planned \(TimeOfDay.text($0, zone: state.timeZone, now: now))" } ?? ""
+            print("next use: ~\(TimeOfDay.text(next.date, zone: state.timeZone, now: now)) "
                   + "(\(String(printf: "%.0f", next.confidence * 100))% of weeks)\(refresh)")
         } else {
             print("next use: none predicted within \(DurationText.compact(settings.predictionHorizonSeconds)); refreshes run at their earliest date")

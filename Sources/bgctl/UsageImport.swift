@@ -28,7 +28,7 @@ struct UsageImport: ParsableCommand {
         let text = String(decoding: try read(file, what: "trace"), as: UTF8.self)
         let opens: [LSAppTrace.Open]
         do {
-            opens = try LSAppTrace.opens(in: text, timeZone: utc ? TimeZone(identifier: "UTC")! : .current)
+            opens = try LSAppTrace.opens(in: text, zone: utc ? .utc : .system)
         } catch {
             printError("\(file): \(error)")
             throw BGCtl.Exit.usage
@@ -56,8 +56,7 @@ struct UsageImport: ParsableCommand {
         let now = Date()
         let weeks = noShift ? 0 : Self.weeksToShift(newest: uses.values.flatMap { $0.map(\.date) }.max() ?? now, now: now)
         if weeks > 0 { print("moved the trace \(weeks) week(s) forward") }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = utc ? TimeZone(identifier: "UTC")! : .current
+        let zone: WallClockZone = utc ? .utc : .system
         // The scheduler keeps the last year: a use outside it is named and left out, the rest sent.
         let kept = now.addingTimeInterval(-UsageHistory.maximumAge)...now.addingTimeInterval(60)
         let sender = CommandSender(locations: locations)
@@ -65,7 +64,7 @@ struct UsageImport: ParsableCommand {
             var moved: [Date] = []
             for row in rows {
                 // By calendar weeks, so the local hour stays across daylight saving time.
-                let date = calendar.date(byAdding: .weekOfYear, value: weeks, to: row.date) ?? row.date
+                let date = zone.date(of: zone.time(of: row.date).addingDays(7 * weeks)) ?? row.date
                 if kept.contains(date) {
                     moved.append(date)
                 } else {

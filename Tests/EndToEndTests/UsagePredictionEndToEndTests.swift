@@ -84,25 +84,54 @@ import TaskState
         #expect(try env.tasks().isEmpty, "nothing launched before its planned time")
     }
 
-    /// bgctl reads and shows times in the user's time zone (`TZ`), not in GMT: FoundationEssentials
-    /// alone knows no other zone, so this fails if bgctl loses FoundationInternationalization.
+    /// bgctl reads and shows times in the user's time zone (`TZ`), daylight saving time included,
+    /// as Foundation's ICU zones give them: FoundationEssentials alone knows only GMT.
     @Test func bgctlReadsAndShowsTimesInTheUsersTimeZone() throws {
         let env = try TestEnvironment()
+        let other = "com.example.writer"
         try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], modes: ["fetch"], script: "exit 0\n")
+        try env.addApp(other, identifiers: ["\(other).refresh"], modes: ["fetch"], script: "exit 0\n")
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        let path = env.root + "/one.tsv"
-        try "1\t1\t2026-11-20 08:10:00\tReader\tOpened\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let kolkata = ["TZ": "Asia/Kolkata"]
-        let imported = try env.bgctl("usage", "import", path, "--map", "Reader=\(Self.app)", environment: kolkata)
-        #expect(imported.status == 0, "\(imported)")
+        let now = Date()
+        /// 08:10 on the day `daysAgo` days back in `zone`, and the trace row that says so.
+        func opened(daysAgo: Double, in zone: TimeZone, app: String) throws -> (date: Date, path: String) {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let date = try #require(calendar.date(bySettingHour: 8, minute: 10, second: 0, of: now.addingTimeInterval(-daysAgo * 86_400)))
+            let parts = calendar.dateComponents([.year, .month, .day], from: date)
+            let stamp = String(format: "%04d-%02d-%02d 08:10:00", parts.year!, parts.month!, parts.day!)
+            let path = env.root + "/\(app).tsv"
+            try "1\t1\t\(stamp)\t\(app)\tOpened\n".write(toFile: path, atomically: true, encoding: .utf8)
+            return (date, path)
+        }
+        func report(_ app: String, _ environment: [String: String]) throws -> [String: Any] {
+            let shown = try env.bgctl("usage", app, "--json", environment: environment)
+            return try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any], "\(shown)")
+        }
 
-        let report = try env.bgctl("usage", Self.app, "--json", environment: kolkata)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any], "\(report)")
-        #expect(object["timeZone"] as? String == "Asia/Kolkata", "\(report)")
-        let lastUse = try #require(JSONFormat.date(from: object["lastUse"] as? String ?? ""), "\(report)")
-        #expect(lastUse == JSONFormat.date(from: "2026-11-20T02:40:00Z"), "08:10 in Kolkata is 02:40 UTC: \(report)")
+        // Kolkata: a half-hour offset and no daylight saving time.
+        let kolkata = ["TZ": "Asia/Kolkata"]
+        let recent = try opened(daysAgo: 3, in: TimeZone(identifier: "Asia/Kolkata")!, app: "Reader")
+        let imported = try env.bgctl("usage", "import", recent.path, "--map", "Reader=\(Self.app)", environment: kolkata)
+        #expect(imported.status == 0, "\(imported)")
+        let first = try report(Self.app, kolkata)
+        #expect(first["timeZone"] as? String == "Asia/Kolkata", "\(first)")
+        #expect(JSONFormat.date(from: first["lastUse"] as? String ?? "") == recent.date, "\(first), expected \(recent.date)")
         #expect(try env.bgctl("usage", Self.app, environment: kolkata).stdout.contains("hours in Asia/Kolkata"))
+
+        // Paris, half a year back: moved forward by whole weeks, still 08:10 in Paris whichever
+        // side of a change of daylight saving time each date is. `:` before the name is the C form.
+        let paris = TimeZone(identifier: "Europe/Paris")!
+        let old = try opened(daysAgo: 190, in: paris, app: "Writer")
+        let moved = try env.bgctl("usage", "import", old.path, "--map", "Writer=\(other)", environment: ["TZ": ":Europe/Paris"])
+        #expect(moved.stdout.contains("moved the trace 27 week(s) forward"), "\(moved)")
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = paris
+        let expected = try #require(calendar.date(byAdding: .weekOfYear, value: 27, to: old.date))
+        let second = try report(other, ["TZ": ":Europe/Paris"])
+        #expect(second["timeZone"] as? String == "Europe/Paris", "\(second)")
+        #expect(JSONFormat.date(from: second["lastUse"] as? String ?? "") == expected, "\(second), expected \(expected)")
     }
 
     @Test func aBadTraceLineIsNamedAndNothingIsSent() throws {

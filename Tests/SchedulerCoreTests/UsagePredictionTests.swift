@@ -23,7 +23,7 @@ struct UsagePredictionTests {
 
     static func state(uses: [Date], at now: Date, settings: SchedulerSettings = SchedulerSettings()) -> SchedulerState {
         var state = makeState(settings: settings)
-        state.timeZone = TimeZone(identifier: "UTC")!
+        state.timeZone = .utc
         let result = state.run(.appUsed(app: app, uses: uses), at: now)
         #expect(result.outcome.succeeded, "\(result.outcome)")
         return state

@@ -5,7 +5,7 @@ import TaskState
 /// The LSApp trace reader that `bgctl usage import` and `bgbench prediction --trace` share.
 @Suite("LSApp traces")
 struct LSAppTraceTests {
-    static let utc = TimeZone(identifier: "UTC")!
+    static let utc = WallClockZone.utc
 
     @Test func onlyOpenedRowsCountAndTheHeaderIsSkipped() throws {
         let text = """
@@ -15,7 +15,7 @@ struct LSAppTraceTests {
         8\t2\t2017-03-07 21:00:59\tFacebook\tOpened
 
         """
-        let opens = try LSAppTrace.opens(in: text, timeZone: Self.utc)
+        let opens = try LSAppTrace.opens(in: text, zone: Self.utc)
         #expect(opens.map(\.app) == ["Google Maps", "Facebook"])
         #expect(opens.map(\.user) == ["7", "8"])
         #expect(opens.map(\.line) == [2, 4])
@@ -26,7 +26,7 @@ struct LSAppTraceTests {
     @Test func aBadTimestampNamesItsLine() {
         let text = "7\t1\t2017-03-06 08:05:00\tMaps\tOpened\n7\t1\t2017-03-06 8:05:00\tMaps\tOpened\n"
         do {
-            _ = try LSAppTrace.opens(in: text, timeZone: Self.utc)
+            _ = try LSAppTrace.opens(in: text, zone: Self.utc)
             Issue.record("an hour of one digit was read")
         } catch {
             #expect(error.line == 2)
@@ -37,7 +37,7 @@ struct LSAppTraceTests {
     @Test func aLineWithoutFiveFieldsNamesItsLine() {
         let text = "7\t1\t2017-03-06 08:05:00\tMaps\tOpened\n\n7 1 2017-03-06 08:06:00 Maps Opened\n"
         do {
-            _ = try LSAppTrace.opens(in: text, timeZone: Self.utc)
+            _ = try LSAppTrace.opens(in: text, zone: Self.utc)
             Issue.record("a line of spaces was read as a row")
         } catch {
             #expect(error.line == 3)
