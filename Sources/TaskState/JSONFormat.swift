@@ -76,6 +76,7 @@ public enum JSONFormat {
 
     /// Decodes `type` from `data`, turning decoding errors into a short readable reason.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(StateError) -> T {
+        if let problem = JSONNumberLimit.problem(in: data) { throw .malformed("not valid JSON here: \(problem)") }
         do {
             return try decoder().decode(type, from: data)
         } catch {

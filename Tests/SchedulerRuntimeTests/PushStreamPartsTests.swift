@@ -45,6 +45,14 @@ import Testing
         #expect(throws: NtfyStreamEvent.PushRefusal.self) { try longID.push(for: app, source: "s").get() }
         #expect(throws: NtfyStreamEvent.Unreadable.self) { try NtfyStreamEvent(line: "garbage\u{1}") }
         #expect(throws: NtfyStreamEvent.Unreadable.self) { try NtfyStreamEvent(line: #"{"event":"open"}"#) }
+        // A number that stops the decoder read as an integer (`JSONNumberLimit`), in the event's
+        // own `priority` and in the push it carries: refused, the scheduler still running.
+        let trapping = "1" + String(repeating: "0", count: 200) + "e-184"
+        #expect(throws: NtfyStreamEvent.Unreadable.self) {
+            try NtfyStreamEvent(line: #"{"id":"a","event":"message","message":"x","priority":\#(trapping)}"#)
+        }
+        let body = NtfyStreamEvent(id: "abc", event: "message", message: #"{"aps":{"content-available":1},"n":\#(trapping)}"#)
+        #expect(throws: NtfyStreamEvent.PushRefusal.self) { try body.push(for: app, source: "s").get() }
     }
 
     @Test func aMessageBodysTypeMakesAVoIPPushAndAnyOtherTypeIsNoPush() throws {

@@ -9,8 +9,40 @@ import Glibc
 /// real programs over it.
 enum HostileKind: String, CaseIterable, CustomStringConvertible, Sendable {
     case fifo, symlink, directory, modeZero, empty, huge, nul, truncated
+    /// The sample with its numbers replaced by one that stops FoundationEssentials' decoder when
+    /// read as an integer (see `JSONNumberLimit`), and such a `format` in front.
+    case trappingNumber
 
     var description: String { rawValue }
+
+    /// 16 digits' worth, which the decoder reads as a `Decimal` that overflows.
+    static let trappingToken = "1" + String(repeating: "0", count: 200) + "e-184"
+
+    /// `text` with every number outside strings replaced by ``trappingToken``, and a `format`
+    /// holding it added to the first object.
+    static func withTrappingNumbers(_ text: String) -> String {
+        var result = ""
+        var inString = false, escaped = false, inNumber = false
+        for character in text {
+            if inString {
+                result.append(character)
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                continue
+            }
+            if character.isNumber || character == "-" || (inNumber && (character == "." || character == "e" || character == "E" || character == "+")) {
+                if !inNumber { result += trappingToken }
+                inNumber = true
+                continue
+            }
+            inNumber = false
+            if character == "\"" { inString = true }
+            result.append(character)
+        }
+        if let brace = result.firstIndex(of: "{") {
+            result.insert(contentsOf: "\"format\":\(trappingToken),", at: result.index(after: brace))
+        }
+        return result
+    }
 }
 
 /// A path the programs read, relative to the state directory (or the config directory).
@@ -122,6 +154,8 @@ enum HostilePlanter {
         case .truncated:
             let bytes = Data(path.sample.utf8)
             try bytes.prefix(max(1, bytes.count * 2 / 3)).write(to: URL(fileURLWithPath: full))
+        case .trappingNumber:
+            try Data(HostileKind.withTrappingNumbers(path.sample).utf8).write(to: URL(fileURLWithPath: full))
         }
         return nil
     }
