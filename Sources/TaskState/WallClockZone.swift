@@ -89,7 +89,18 @@ private enum SystemZone {
         return (time, Int(parts.tm_gmtoff))
     }
 
+    /// For a time a change of daylight saving time repeats, the earlier of the two moments:
+    /// `mktime` with `tm_isdst = -1` picks by the offset of its previous call, so the same row
+    /// of a trace would otherwise read differently depending on the rows before it.
     static func moment(of time: WallClockTime) -> Int64? {
+        let candidates = [0, 1].compactMap { moment(of: time, daylightSaving: Int32($0)) }
+            .filter { local($0).time == time }
+        if let earliest = candidates.min() { return earliest }
+        // A time the change skips: as `mktime` reads it (02:30 as 03:30 where 02:00 becomes 03:00).
+        return moment(of: time, daylightSaving: -1)
+    }
+
+    private static func moment(of time: WallClockTime, daylightSaving: Int32) -> Int64? {
         prepare()
         var parts = tm()
         parts.tm_year = Int32(time.year - 1900)
@@ -98,7 +109,7 @@ private enum SystemZone {
         parts.tm_hour = Int32(time.hour)
         parts.tm_min = Int32(time.minute)
         parts.tm_sec = Int32(time.second)
-        parts.tm_isdst = -1
+        parts.tm_isdst = daylightSaving
         let result = mktime(&parts)
         // -1 is also 1969-12-31 23:59:59 UTC; errno tells them apart only if cleared first, and no
         // trace or command speaks of that second.
@@ -110,7 +121,12 @@ private enum SystemZone {
             var text = String(cString: variable)
             if text.hasPrefix(":") { text.removeFirst() }
             if text.isEmpty { return "UTC" }
-            return zoneName(inPath: text) ?? text
+            if let name = zoneName(inPath: text) { return name }
+            // A name the C library finds no zone file for is UTC to it (a POSIX rule such as
+            // `EST5EDT` always holds a digit): say so rather than print a zone not in use.
+            let folder = getenv("TZDIR").map { String(cString: $0) } ?? "/usr/share/zoneinfo"
+            if text.hasPrefix("/") || access("\(folder)/\(text)", R_OK) == 0 || text.contains(where: \.isNumber) { return text }
+            return "UTC"
         }
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/etc/localtime", &buffer, buffer.count - 1)

@@ -51,7 +51,8 @@ struct ServiceUnit {
     /// A path as the `ExecStart=` command: double-quoted when it holds blanks, `%` doubled
     /// (systemd's specifiers). `$` stays: systemd expands variables in the arguments only.
     static func execArgument(_ path: String) -> String {
-        var word = path.replacing("%", with: "%%")
+        // By code point: a `%` with a combining mark after it is one Character, and would be missed.
+        var word = String(String.UnicodeScalarView(path.unicodeScalars.flatMap { $0 == "%" ? ["%", "%"] : [$0] }))
         // Quotes, backslashes and tabs never get here (``problem(withExecutable:)``): blanks need quoting only.
         if word.contains(" ") { word = "\"\(word)\"" }
         return word

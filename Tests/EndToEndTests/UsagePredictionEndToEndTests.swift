@@ -134,6 +134,41 @@ import TaskState
         #expect(JSONFormat.date(from: second["lastUse"] as? String ?? "") == expected, "\(second), expected \(expected)")
     }
 
+    /// A time that the last change back from daylight saving time in Paris repeats reads as the
+    /// earlier moment, whatever rows came before it (the C library's `mktime` alone would pick by
+    /// the row before: after a winter row, the later one).
+    @Test func aRepeatedLocalTimeReadsAsTheEarlierMomentWhateverCameBefore() throws {
+        let env = try TestEnvironment()
+        let other = "com.example.writer"
+        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], modes: ["fetch"], script: "exit 0\n")
+        try env.addApp(other, identifiers: ["\(other).refresh"], modes: ["fetch"], script: "exit 0\n")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let paris = TimeZone(identifier: "Europe/Paris")!
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = paris
+        // The last change back (clocks from 03:00 summer time to 02:00): the hour 02:00–03:00 repeats.
+        var fallBacks: [Date] = []
+        var cursor = Date().addingTimeInterval(-366 * 86_400)
+        while let next = paris.nextDaylightSavingTimeTransition(after: cursor), next < Date().addingTimeInterval(-6 * 3600) {
+            if !paris.isDaylightSavingTime(for: next) { fallBacks.append(next) }
+            cursor = next
+        }
+        let transition = try #require(fallBacks.last, "a change back within the last year")
+        let day = calendar.dateComponents([.year, .month, .day], from: transition)
+        let stamp = { (hour: Int) in String(format: "%04d-%02d-%02d %02d:30:00", day.year!, day.month!, day.day!, hour) }
+        let earlier = try #require(calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day, hour: 2, minute: 30)))
+        #expect(paris.isDaylightSavingTime(for: earlier), "the first 02:30 is summer time")
+        let path = env.root + "/repeat.tsv"
+        try "1\t1\t\(stamp(5))\tWinter\tOpened\n1\t2\t\(stamp(2))\tRepeat\tOpened\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let imported = try env.bgctl("usage", "import", path, "--no-shift", "--map", "Repeat=\(Self.app)", "--map", "Winter=\(other)",
+                                     environment: ["TZ": "Europe/Paris"])
+        #expect(imported.status == 0, "\(imported)")
+        let shown = try env.bgctl("usage", Self.app, "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any], "\(shown)")
+        #expect(JSONFormat.date(from: object["lastUse"] as? String ?? "") == earlier, "\(object), expected \(earlier)")
+    }
+
     @Test func aBadTraceLineIsNamedAndNothingIsSent() throws {
         let env = try TestEnvironment()
         try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], modes: ["fetch"], script: "exit 0\n")
