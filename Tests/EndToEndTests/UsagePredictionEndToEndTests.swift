@@ -84,13 +84,21 @@ import TaskState
         #expect(try env.tasks().isEmpty, "nothing launched before its planned time")
     }
 
+    static let other = "com.example.writer"
+
+    /// A state with ``app`` and ``other``, each with a refresh identifier.
+    static func twoApps() throws -> TestEnvironment {
+        let env = try TestEnvironment()
+        for app in [Self.app, Self.other] {
+            try env.addApp(app, identifiers: ["\(app).refresh"], modes: ["fetch"], script: "exit 0\n")
+        }
+        return env
+    }
+
     /// bgctl reads and shows times in the user's time zone (`TZ`), daylight saving time included,
     /// as Foundation's ICU zones give them: FoundationEssentials alone knows only GMT.
     @Test func bgctlReadsAndShowsTimesInTheUsersTimeZone() throws {
-        let env = try TestEnvironment()
-        let other = "com.example.writer"
-        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], modes: ["fetch"], script: "exit 0\n")
-        try env.addApp(other, identifiers: ["\(other).refresh"], modes: ["fetch"], script: "exit 0\n")
+        let env = try Self.twoApps()
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         let now = Date()
@@ -124,12 +132,12 @@ import TaskState
         // side of a change of daylight saving time each date is. `:` before the name is the C form.
         let paris = TimeZone(identifier: "Europe/Paris")!
         let old = try opened(daysAgo: 190, in: paris, app: "Writer")
-        let moved = try env.bgctl("usage", "import", old.path, "--map", "Writer=\(other)", environment: ["TZ": ":Europe/Paris"])
+        let moved = try env.bgctl("usage", "import", old.path, "--map", "Writer=\(Self.other)", environment: ["TZ": ":Europe/Paris"])
         #expect(moved.stdout.contains("moved the trace 27 week(s) forward"), "\(moved)")
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = paris
         let expected = try #require(calendar.date(byAdding: .weekOfYear, value: 27, to: old.date))
-        let second = try report(other, ["TZ": ":Europe/Paris"])
+        let second = try report(Self.other, ["TZ": ":Europe/Paris"])
         #expect(second["timeZone"] as? String == "Europe/Paris", "\(second)")
         #expect(JSONFormat.date(from: second["lastUse"] as? String ?? "") == expected, "\(second), expected \(expected)")
     }
@@ -138,10 +146,7 @@ import TaskState
     /// earlier moment, whatever rows came before it (the C library's `mktime` alone would pick by
     /// the row before: after a winter row, the later one).
     @Test func aRepeatedLocalTimeReadsAsTheEarlierMomentWhateverCameBefore() throws {
-        let env = try TestEnvironment()
-        let other = "com.example.writer"
-        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh"], modes: ["fetch"], script: "exit 0\n")
-        try env.addApp(other, identifiers: ["\(other).refresh"], modes: ["fetch"], script: "exit 0\n")
+        let env = try Self.twoApps()
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
         let paris = TimeZone(identifier: "Europe/Paris")!
@@ -161,7 +166,7 @@ import TaskState
         #expect(paris.isDaylightSavingTime(for: earlier), "the first 02:30 is summer time")
         let path = env.root + "/repeat.tsv"
         try "1\t1\t\(stamp(5))\tWinter\tOpened\n1\t2\t\(stamp(2))\tRepeat\tOpened\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let imported = try env.bgctl("usage", "import", path, "--no-shift", "--map", "Repeat=\(Self.app)", "--map", "Winter=\(other)",
+        let imported = try env.bgctl("usage", "import", path, "--no-shift", "--map", "Repeat=\(Self.app)", "--map", "Winter=\(Self.other)",
                                      environment: ["TZ": "Europe/Paris"])
         #expect(imported.status == 0, "\(imported)")
         let shown = try env.bgctl("usage", Self.app, "--json")
