@@ -212,8 +212,7 @@ final class CommandSocket {
     /// The id a malformed command names, when it names a valid one (so its sender learns why).
     private static func commandID(in data: Data) -> String? {
         struct Named: Decodable { var id: String }
-        guard JSONNumberLimit.firstTooLong(in: data) == nil,
-              let named = try? JSONDecoder().decode(Named.self, from: data), Command.isValidID(named.id) else { return nil }
+        guard let named = try? JSONFormat.decode(Named.self, from: data), Command.isValidID(named.id) else { return nil }
         return named.id
     }
 

@@ -21,9 +21,7 @@ struct NtfyStreamEvent: Decodable, Equatable {
     /// Decodes one line; a line that is not a JSON object with string `id` and `event` is refused.
     init(line: String) throws(Unreadable) {
         do {
-            // A hostile number would stop the scheduler inside the decoder (``JSONNumberLimit``).
-            guard JSONNumberLimit.firstTooLong(in: line.utf8) == nil else { throw Unreadable(description: "") }
-            self = try JSONDecoder().decode(Self.self, from: Data(line.utf8))
+            self = try JSONFormat.decode(Self.self, from: Data(line.utf8))
         } catch {
             let shown = line.prefix(40).unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : String($0) }.joined()
             throw Unreadable(description: "the server sent a line that is not an ntfy JSON event: '\(shown)\(line.count > 40 ? "…" : "")'")

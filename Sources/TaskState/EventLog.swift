@@ -101,7 +101,7 @@ public struct EventLog: Sendable {
             let line = data[start..<newline]
             start = data.index(after: newline)
             if line.isEmpty { continue }
-            if JSONNumberLimit.firstTooLong(in: line) == nil, let event = try? decoder.decode(Event.self, from: line) {
+            if let event = try? JSONFormat.decode(Event.self, from: line, using: decoder) {
                 events.append(event)
             } else {
                 unreadable += 1

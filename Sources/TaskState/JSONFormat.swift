@@ -76,9 +76,16 @@ public enum JSONFormat {
 
     /// Decodes `type` from `data`, turning decoding errors into a short readable reason.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(StateError) -> T {
+        try decode(type, from: data, using: decoder())
+    }
+
+    /// Decodes with `decoder` (one of ``decoder()``'s, kept across many lines). Every decode of the
+    /// programs goes through here: text with a number the decoder would trap on is refused first
+    /// (``JSONNumberLimit``).
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, using decoder: JSONDecoder) throws(StateError) -> T {
         if let problem = JSONNumberLimit.problem(in: data) { throw .malformed("not valid JSON here: \(problem)") }
         do {
-            return try decoder().decode(type, from: data)
+            return try decoder.decode(type, from: data)
         } catch {
             throw .malformed(DecodeFailure.describe(error, data: data))
         }

@@ -16,8 +16,7 @@ public enum JSONValue: Hashable, Sendable, Codable {
 
     /// `data` decoded, or `nil` when it is not JSON text (a bare value at the top is JSON too).
     public init?(parsing data: Data) {
-        guard JSONNumberLimit.firstTooLong(in: data) == nil,
-              let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
+        guard let value = try? JSONFormat.decode(JSONValue.self, from: data) else { return nil }
         self = value
     }
 

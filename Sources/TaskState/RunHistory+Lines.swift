@@ -15,7 +15,7 @@ extension RunHistory {
                 defer { start = newline + 1 }
                 guard newline > start, Self.mayMatter(bytes, from: start, to: newline) else { continue }
                 let line = Data(bytes: buffer.baseAddress! + start, count: newline - start)
-                if JSONNumberLimit.firstTooLong(in: line) == nil, let event = try? decoder.decode(Event.self, from: line) { apply(event) }
+                if let event = try? JSONFormat.decode(Event.self, from: line, using: decoder) { apply(event) }
             }
         }
     }

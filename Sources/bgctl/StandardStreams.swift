@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TaskState
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,15 +8,7 @@ import Glibc
 enum StandardStreams {
     /// Writes all of `data` to `descriptor` (1 or 2); a closed pipe or a full disk ends the write.
     static func write(_ data: Data, to descriptor: Int32 = STDOUT_FILENO) {
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
+        try? StateFiles.writeAll(descriptor, data, path: descriptor == STDERR_FILENO ? "standard error" : "standard output")
     }
 
     /// Everything `descriptor` gives until its end (standard input by default).

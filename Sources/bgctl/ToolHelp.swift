@@ -47,8 +47,7 @@ struct ToolHelp: Decodable {
     static func of(_ executable: String) throws -> ToolHelp {
         let output = try ToolRun.output(of: executable, ["--experimental-dump-help"])
         do {
-            if let problem = JSONNumberLimit.problem(in: output) { throw InstallFailure("\(executable) printed help that is not JSON here: \(problem)") }
-            let help = try JSONDecoder().decode(ToolHelp.self, from: output)
+            let help = try JSONFormat.decode(ToolHelp.self, from: output)
             guard help.serializationVersion == 0 else {
                 throw InstallFailure("\(executable) describes itself in help format \(help.serializationVersion); this bgctl reads 0")
             }
