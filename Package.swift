@@ -1,6 +1,12 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// A statically linked Swift program exports every symbol of its own (the toolchain's
+/// `static-stdlib-args.lnk` passes `-export-dynamic`): tens of thousands of dynamic symbols that
+/// the Swift runtime's start-up `dladdr` walks one by one and that make up megabytes of the
+/// binary touched at every start. Nothing looks the programs' symbols up by name.
+let exportNothing: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+
 let package = Package(
     name: "bgtop",
     platforms: [.macOS(.v14)],
@@ -102,7 +108,8 @@ let package = Package(
                 "LoopbackServer", "Stormy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: exportNothing
         ),
         .executableTarget(
             name: "bgtaskd",
@@ -113,14 +120,16 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: exportNothing
         ),
         .executableTarget(
             name: "bgctl",
             dependencies: [
                 "SchedulerCore", "TaskState", "StateFeed", "CLinuxSupport", "StateMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: exportNothing
         ),
         // Benchmarks against named peers (SQLite for durable writes); `swift run -c release bgbench`.
         .executableTarget(

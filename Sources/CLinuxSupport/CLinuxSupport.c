@@ -252,6 +252,18 @@ int bg_set_child_subreaper(void) {
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
+// Declared in the runtime's Concurrency/ConcurrencyHooks.def as a function pointer; only its
+// address is taken here.
+extern void *swift_task_enqueueGlobal_hook;
+
+void **bg_swift_task_enqueue_global_hook(void) {
+    return &swift_task_enqueueGlobal_hook;
+}
+
+int bg_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
 static int bg_unix_address(struct sockaddr_un *address, const char *path) {
     memset(address, 0, sizeof *address);
     address->sun_family = AF_UNIX;

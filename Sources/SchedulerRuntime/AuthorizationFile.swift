@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The file a push subscription names for its `Authorization` header (manifest
@@ -15,7 +15,7 @@ enum AuthorizationFile {
             return .failure(Refusal(description: "authorizationFile: \(error.description)"))
         }
         guard let text = String(data: data, encoding: .utf8) else { return refuse("is not UTF-8 text") }
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = text.trimmedWhitespace()
         guard !value.isEmpty else { return refuse("is empty") }
         guard !value.contains(where: \.isNewline) else { return refuse("must hold one line, the Authorization header's value") }
         guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7f }) else {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Reads the machine's conditions from the kernel's files: power supplies, routes, load.
@@ -77,6 +77,6 @@ public struct ConditionsProbe: Sendable {
 
     private func text(_ path: String) -> String? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: data, as: UTF8.self).trimmedWhitespace()
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// What the desktop's services said over D-Bus; `nil` where a service is absent, gone or sent

@@ -1,5 +1,6 @@
 import CLinuxSupport
-import Foundation
+import Dispatch
+import FoundationEssentials
 import SchedulerCore
 import Synchronization
 import TaskState
@@ -57,12 +58,11 @@ final class ExpiryAlarm: Sendable {
         timer = bg_timerfd_create_monotonic()
         guard timer >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "expiry alarm", errno: errno) }
         wakePipe = try WakePipe()
-        let thread = Thread { [self] in
+        let started = DetachedThread.spawn(name: "expiry alarm") { [self] in
             run()
             finished.signal()
         }
-        thread.name = "bgtaskd expiry alarm"
-        thread.start()
+        guard started == 0 else { throw StateError.system(operation: "cannot start a thread for", path: "expiry alarm", errno: started) }
     }
 
     deinit {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When the inbox folder cannot be listed (out of descriptors under a flood of clients, out of
 /// memory, the folder replaced by something else), its commands wait where they are and the

@@ -1,5 +1,5 @@
 import CLinuxSupport
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// When the journal's batches are checkpointed: the state directory's file system is synced

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -106,7 +106,7 @@ final class LaunchCgroups {
     func memory(of cgroup: String) -> (current: Int64?, peak: Int64?) {
         func number(_ file: String) -> Int64? {
             (try? String(contentsOfFile: "\(cgroup)/\(file)", encoding: .utf8)).flatMap {
-                Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                Int64($0.trimmedWhitespace())
             }
         }
         return (number("memory.current"), number("memory.peak"))

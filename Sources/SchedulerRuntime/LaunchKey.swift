@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import TaskState
 #if canImport(Glibc)
 import Glibc
@@ -37,7 +37,7 @@ public struct LaunchKey: Sendable {
     /// The token for a launch of `app`.
     public func token(app: Identifier, launchID: String) throws(LaunchTokenError) -> LaunchToken {
         let code = HMAC<SHA256>.authenticationCode(for: Self.message(app: app, launchID: launchID), using: key)
-        return try LaunchToken(app: app, launchID: launchID, mac: code.map { String(format: "%02x", $0) }.joined())
+        return try LaunchToken(app: app, launchID: launchID, mac: code.map { String(printf: "%02x", $0) }.joined())
     }
 
     /// Whether this key made `token`: its MAC matches its app and launch id, compared in
@@ -116,7 +116,7 @@ public struct LaunchKey: Sendable {
             }
             let mode = info.st_mode & 0o777
             guard mode & 0o077 == 0 else {
-                throw .unsafeDirectory(String(format: "%@ is open to group or others (mode %04o)", path, mode))
+                throw .unsafeDirectory("\(path) is open to group or others (mode \(String(printf: "%04o", mode)))")
             }
         }
     }

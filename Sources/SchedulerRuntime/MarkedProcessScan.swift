@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SchedulerCore
 import TaskState
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// One line of ntfy's JSON stream (`GET <topic>/json`): `open`, `keepalive`, `message` (or an

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 #if canImport(Glibc)
 import Glibc

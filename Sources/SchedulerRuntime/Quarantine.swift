@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 #if canImport(Glibc)
 import Glibc
@@ -17,8 +17,8 @@ struct Quarantine {
     func isolate(_ path: String, reason: String, now: Date) throws -> String {
         let relative = try containedRelativePath(path)
         try StateFiles.ensureDirectory(paths.quarantine)
-        let stamp = JSONFormat.string(from: now).replacingOccurrences(of: ":", with: "")
-        let flat = relative.replacingOccurrences(of: "/", with: "__")
+        let stamp = JSONFormat.string(from: now).replacingLiterally(":", with: "")
+        let flat = relative.replacingLiterally("/", with: "__")
         var target = "\(paths.quarantine)/\(stamp)-\(flat)"
         var suffix = 1
         while StateFiles.exists(target) {
@@ -35,7 +35,7 @@ struct Quarantine {
     /// already starts with it).
     func line(for path: String, reason: String) -> String {
         let relative = path.hasPrefix(paths.root + "/") ? String(path.dropFirst(paths.root.count + 1)) : path
-        let local = reason.replacingOccurrences(of: paths.root + "/", with: "")
+        let local = reason.replacingLiterally(paths.root + "/", with: "")
         return local.hasPrefix(relative) ? local : "\(relative): \(local)"
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// When a subscriber tries again: 1 s after a healthy stream ended, then doubling with each
 /// failed attempt in a row up to 5 minutes: a server that keeps failing is never hammered.

@@ -1,5 +1,5 @@
 import CLinuxSupport
-import Foundation
+import FoundationEssentials
 import Logging
 import SchedulerCore
 import TaskState

@@ -1,5 +1,9 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Logging
+import Synchronization
+import TaskState
 
 /// Runs a ``SchedulerDaemon`` on a thread of its own inside another program (`bgtop --demo`).
 ///
@@ -9,11 +13,11 @@ import Logging
 /// child of the caller's) are reaped by it.
 public final class SchedulerThread: @unchecked Sendable {
     // @unchecked: `daemon` is touched by the scheduler thread only, except for `requestStop()`,
-    // which only writes a byte to a pipe; `finished` is guarded by `condition`.
+    // which only writes a byte to a pipe.
     private let daemon: SchedulerDaemon
-    private let condition = NSCondition()
-    private var finished = false
-    private var status: Int32 = 0
+    /// The loop's exit status, once it has ended.
+    private let status = Mutex<Int32?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
 
     public init(daemon: SchedulerDaemon) {
         self.daemon = daemon
@@ -21,26 +25,21 @@ public final class SchedulerThread: @unchecked Sendable {
 
     /// Starts the scheduler loop.
     public func start() {
-        let thread = Thread { [self] in
+        let started = DetachedThread.spawn(name: "bgtaskd") { [self] in
             let result = daemon.run()
-            condition.lock()
-            status = result
-            finished = true
-            condition.broadcast()
-            condition.unlock()
+            status.withLock { $0 = result }
+            finished.signal()
         }
-        thread.name = "bgtaskd"
-        thread.start()
+        if started != 0 { status.withLock { $0 = 1 } }
     }
 
     /// Stops the loop and waits for it (at most `timeout` seconds). Returns its exit status.
     @discardableResult
     public func stop(timeout: TimeInterval = 5) -> Int32 {
         daemon.requestStop()
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while !finished && condition.wait(until: deadline) {}
-        return status
+        if let ended = status.withLock({ $0 }) { return ended }
+        // The semaphore is signalled once: a second stop finds the status set above.
+        _ = finished.wait(timeout: .now() + timeout)
+        return status.withLock { $0 } ?? 0
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import SchedulerCore
 import TaskState
@@ -133,7 +133,7 @@ public final class ServiceNotification {
     public func failed(_ reason: String) {
         nextPingAt = nil
         heldCounts = false
-        send("STOPPING=1\nSTATUS=\(reason.replacingOccurrences(of: "\n", with: " "))")
+        send("STOPPING=1\nSTATUS=\(reason.replacingLiterally("\n", with: " "))")
     }
 
     private func send(_ message: String) {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The two files the scheduler appends to or rewrites at every commit, the event log and the

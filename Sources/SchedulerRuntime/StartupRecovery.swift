@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import SchedulerCore
 import TaskState
@@ -33,7 +33,7 @@ extension SchedulerDaemon {
     /// cause is fixed. Only a journal this program cannot read (a batch that does not decode, a
     /// path outside the state directory) is kept aside, durably, before it is emptied.
     static func replayJournal(_ committer: GroupCommit, paths: StatePaths, logger: Logger, now: Date) throws(StateError) -> [Event] {
-        let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingOccurrences(of: ":", with: ""))-journal.json"
+        let kept = "\(paths.quarantine)/\(JSONFormat.string(from: now).replacingLiterally(":", with: ""))-journal.json"
         do {
             let recovery = try committer.replayJournal()
             if recovery.replayed > 0 { logger.notice("replayed \(recovery.replayed) batch(es) of the journal") }

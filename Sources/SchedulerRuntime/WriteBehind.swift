@@ -1,5 +1,7 @@
 import CLinuxSupport
-import Foundation
+import Dispatch
+import FoundationEssentials
+import TaskState
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -33,12 +35,12 @@ final class WriteBehind: Sendable {
     /// Starts the thread; `root` is a folder on the file system to flush.
     init(root: String) {
         self.root = root
-        let thread = Thread { [self] in
+        let started = DetachedThread.spawn(name: "write-behind") { [self] in
             run()
             finished.signal()
         }
-        thread.name = "bgtaskd write-behind"
-        thread.start()
+        // Without its thread nothing is flushed early; durability does not depend on it (above).
+        if started != 0 { shared.withLock { $0.stopping = true } }
     }
 
     /// Asks for a flush soon. Cheap, and safe from any thread; requests before the flush starts

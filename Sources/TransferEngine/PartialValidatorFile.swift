@@ -1,5 +1,6 @@
 import TransferCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// The validator of the representation whose first bytes a download's partial file holds, kept in

@@ -1,5 +1,5 @@
 import TransferCore
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// One transfer for the engine to carry out: what to fetch or send, where the bytes live, and

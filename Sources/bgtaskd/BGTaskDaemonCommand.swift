@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import SchedulerRuntime
 import TaskState
@@ -45,9 +46,12 @@ struct BGTaskDaemonCommand: ParsableCommand {
 
     func run() throws {
         // Before any task starts: an idle daemon wakes zero times, even after its first transfer.
-        TransferEngine.runGlobalExecutorOnEventLoops()
+        let onEventLoops = TransferEngine.runGlobalExecutorOnEventLoops()
         var logger = Logger(label: "bgtaskd") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        if !onEventLoops {
+            logger.notice("Swift concurrency stays on Dispatch's pool: after its first transfer bgtaskd wakes once a second")
+        }
         let stateDirectory = Locations.stateDirectory(flag: state)
         let configDirectory = Locations.configDirectory(flag: config)
         // Read (and unset, so launched apps do not inherit it) before anything is started.
@@ -58,7 +62,7 @@ struct BGTaskDaemonCommand: ParsableCommand {
                                          service: service)
         } catch {
             // One line: a bad settings file's reason may quote its text.
-            FileHandle.standardError.write(Data("bgtaskd: \(TerminalText.escaped(error.description))\n".utf8))
+            StandardStreams.write(Data("bgtaskd: \(TerminalText.escaped(error.description))\n".utf8), to: STDERR_FILENO)
             service?.failed("cannot start: \(TerminalText.escaped(error.description))")
             throw ExitCode(1)
         }
@@ -67,7 +71,7 @@ struct BGTaskDaemonCommand: ParsableCommand {
             do {
                 server = try MetricsServer(host: host, port: port, paths: StatePaths(root: stateDirectory))
             } catch {
-                FileHandle.standardError.write(Data("bgtaskd: cannot serve metrics on \(metrics): \(TerminalText.escaped("\(error)"))\n".utf8))
+                StandardStreams.write(Data("bgtaskd: cannot serve metrics on \(metrics): \(TerminalText.escaped("\(error)"))\n".utf8), to: STDERR_FILENO)
                 service?.failed("cannot serve metrics on \(metrics)")
                 throw ExitCode(1)
             }

@@ -70,4 +70,36 @@ import Testing
         }
         #expect(ran)
     }
+
+    /// The name is the thread's own (`/proc/thread-self/comm`), cut to the kernel's 15 bytes.
+    @Test func aSpawnedThreadCarriesItsName() async {
+        let names = await withCheckedContinuation { (done: CheckedContinuation<[String], Never>) in
+            let started = DetachedThread.spawn(name: "expiry alarm of a long name") {
+                let own = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                let main = (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8)) ?? ""
+                done.resume(returning: [own, main])
+            }
+            if started != 0 { done.resume(returning: ["pthread_create failed: \(started)"]) }
+        }
+        #expect(names.first == "expiry alarm of\n")
+        #expect(names.last != "expiry alarm of\n", "the caller's thread keeps its name")
+    }
+
+    /// Matched byte for byte in UTF-8. Foundation's `replacingOccurrences(of:with:)` gives the same
+    /// where no combining mark follows a match; where one does, Foundation (like the standard
+    /// library's `replacing`) matches whole characters and leaves a `/` in a path that is to have
+    /// none.
+    @Test func replacingMatchesLiterally() {
+        let cases: [(String, String, String)] = [
+            ("a/b/c", "/", "__"), ("2026-11-25T10:11:12Z", ":", ""), ("line\nnext\n", "\n", " "),
+            ("/state/x/state/y", "/state/", ""), ("ééé", "é", "e"), ("", "/", "x"), ("abc", "", "x"), ("aaa", "aa", "b"),
+        ]
+        for (text, target, replacement) in cases {
+            #expect(text.replacingLiterally(target, with: replacement) == text.replacingOccurrences(of: target, with: replacement),
+                    "'\(text)' with '\(target)' replaced")
+        }
+        #expect("a/\u{301}x".replacingLiterally("/", with: "__") == "a__\u{301}x")
+        #expect("a/\u{301}x".replacingOccurrences(of: "/", with: "__") == "a/\u{301}x", "Foundation keeps the /")
+        #expect("e\u{301}".replacingLiterally("e", with: "E") == "E\u{301}")
+    }
 }

@@ -98,4 +98,12 @@ double bg_monotonic_seconds(void);
 /// can reap them) instead of to init. Returns 0, or -1 with errno set.
 int bg_set_child_subreaper(void);
 
+/// The address of the Swift concurrency runtime's `swift_task_enqueueGlobal_hook` (a function
+/// pointer, null until someone installs one). A statically linked runtime keeps the symbol hidden,
+/// so `dlsym` cannot find it there; a reference resolved by the linker works with either runtime.
+void **bg_swift_task_enqueue_global_hook(void);
+
+/// Names the calling thread (what `top -H` shows); the kernel keeps the first 15 bytes.
+int bg_set_thread_name(const char *name);
+
 #endif

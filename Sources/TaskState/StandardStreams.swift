@@ -1,18 +1,18 @@
 import FoundationEssentials
-import TaskState
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// bgctl's standard input, output and error as whole reads and writes.
-enum StandardStreams {
+/// A program's standard input, output and error as whole reads and writes, without Foundation's
+/// `FileHandle`.
+public enum StandardStreams {
     /// Writes all of `data` to `descriptor` (1 or 2); a closed pipe or a full disk ends the write.
-    static func write(_ data: Data, to descriptor: Int32 = STDOUT_FILENO) {
+    public static func write(_ data: Data, to descriptor: Int32 = STDOUT_FILENO) {
         try? StateFiles.writeAll(descriptor, data, path: descriptor == STDERR_FILENO ? "standard error" : "standard output")
     }
 
     /// Everything `descriptor` gives until its end (standard input by default).
-    static func readToEnd(_ descriptor: Int32 = STDIN_FILENO) -> Data {
+    public static func readToEnd(_ descriptor: Int32 = STDIN_FILENO) -> Data {
         var result = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
