@@ -1,11 +1,33 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// A statically linked Swift program exports every symbol of its own (the toolchain's
-/// `static-stdlib-args.lnk` passes `-export-dynamic`): tens of thousands of dynamic symbols that
-/// the Swift runtime's start-up `dladdr` walks one by one and that make up megabytes of the
-/// binary touched at every start. Nothing looks the programs' symbols up by name.
-let exportNothing: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the programs users run are linked, for a small and quick start (docs/performance.md,
+/// footprint). A statically linked Swift program exports every symbol of its own (the
+/// toolchain's `static-stdlib-args.lnk` passes `-export-dynamic`): tens of thousands of dynamic
+/// symbols that the runtime's start-up `dladdr` walks one by one, and nothing looks up by name.
+/// Its 85 000 relative relocations take 2 MiB as RELA entries, all read at every start; lld packs
+/// them (DT_RELR) into a few KiB, where this machine's lld and C library allow it.
+let leanStart: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"] + packedRelocations)]
+
+/// lld's packed relative relocations, when lld is on `PATH` (Swift's toolchains ship it beside
+/// `swift`) and glibc reads them: from 2.36 on. A program built with them needs 2.36 to start.
+var packedRelocations: [String] {
+    #if canImport(Glibc)
+    var text = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return [] }
+    let version = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
+    guard version.count >= 2, (version[0], version[1]) >= (2, 36) else { return [] }
+    let path = getenv("PATH").map { String(cString: $0) } ?? ""
+    guard path.split(separator: ":").contains(where: { access("\($0)/ld.lld", X_OK) == 0 }) else { return [] }
+    return ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
+    #else
+    return []
+    #endif
+}
 
 let package = Package(
     name: "bgtop",
@@ -109,7 +131,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            linkerSettings: exportNothing
+            linkerSettings: leanStart
         ),
         .executableTarget(
             name: "bgtaskd",
@@ -121,7 +143,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            linkerSettings: exportNothing
+            linkerSettings: leanStart
         ),
         .executableTarget(
             name: "bgctl",
@@ -129,7 +151,7 @@ let package = Package(
                 "SchedulerCore", "TaskState", "StateFeed", "CLinuxSupport", "StateMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: exportNothing
+            linkerSettings: leanStart
         ),
         // Benchmarks against named peers (SQLite for durable writes); `swift run -c release bgbench`.
         .executableTarget(

@@ -253,8 +253,8 @@ int bg_set_child_subreaper(void) {
 }
 
 // Declared in the runtime's Concurrency/ConcurrencyHooks.def as a function pointer; only its
-// address is taken here.
-extern void *swift_task_enqueueGlobal_hook;
+// address is taken here. Weak: a runtime without it links, and the address is then null.
+extern void *swift_task_enqueueGlobal_hook __attribute__((weak));
 
 void **bg_swift_task_enqueue_global_hook(void) {
     return &swift_task_enqueueGlobal_hook;

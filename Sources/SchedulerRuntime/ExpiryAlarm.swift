@@ -55,9 +55,15 @@ final class ExpiryAlarm: Sendable {
         self.notifier = notifier
         // Monotonic: it stops while the machine sleeps, so a budget counts awake time, and a
         // wall-clock change does not fire it (the loop moves the deadlines, then updates it).
-        timer = bg_timerfd_create_monotonic()
+        let timer = bg_timerfd_create_monotonic()
         guard timer >= 0 else { throw StateError.system(operation: "cannot create timerfd for", path: "expiry alarm", errno: errno) }
-        wakePipe = try WakePipe()
+        self.timer = timer
+        do {
+            wakePipe = try WakePipe()
+        } catch {
+            close(timer)  // deinit does not run for an instance never wholly made
+            throw error
+        }
         let started = DetachedThread.spawn(name: "expiry alarm") { [self] in
             run()
             finished.signal()

@@ -34,18 +34,29 @@ struct Quarantine {
     /// directory's own prefix taken out of the reason (and the path not repeated when the reason
     /// already starts with it).
     func line(for path: String, reason: String) -> String {
-        let relative = path.hasPrefix(paths.root + "/") ? String(path.dropFirst(paths.root.count + 1)) : path
+        let relative = insideRoot(path) ?? path
         let local = reason.replacingLiterally(paths.root + "/", with: "")
         return local.hasPrefix(relative) ? local : "\(relative): \(local)"
     }
 
+    /// `path` relative to the state directory, when it starts with the state directory's path.
+    ///
+    /// Paths are compared and cut as bytes, as the kernel reads them: to `String`, a `/` followed by
+    /// a combining mark is one `Character` with it and neither a prefix's end nor a separator, so a
+    /// folder on the way (a symbolic link, say) would go unchecked.
+    private func insideRoot(_ path: String) -> String? {
+        let prefix = Array((paths.root + "/").utf8)
+        guard path.utf8.starts(with: prefix) else { return nil }
+        return String(decoding: path.utf8.dropFirst(prefix.count), as: UTF8.self)
+    }
+
     /// `path` relative to the state directory, when every folder on the way is a real directory.
     private func containedRelativePath(_ path: String) throws(StateError) -> String {
-        guard path.hasPrefix(paths.root + "/") else {
+        guard let relative = insideRoot(path) else {
             throw .unsafeDirectory("\(path) is outside the state directory \(paths.root); not moved")
         }
-        let relative = String(path.dropFirst(paths.root.count + 1))
-        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = relative.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         guard !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
             throw .unsafeDirectory("\(relative) is not a plain path inside the state directory; not moved")
         }

@@ -38,8 +38,8 @@ public final class SchedulerThread: @unchecked Sendable {
     public func stop(timeout: TimeInterval = 5) -> Int32 {
         daemon.requestStop()
         if let ended = status.withLock({ $0 }) { return ended }
-        // The semaphore is signalled once: a second stop finds the status set above.
-        _ = finished.wait(timeout: .now() + timeout)
+        // Signalled once by the loop; passed on, so that a stop waiting beside this one wakes too.
+        if finished.wait(timeout: .now() + timeout) == .success { finished.signal() }
         return status.withLock { $0 } ?? 0
     }
 }

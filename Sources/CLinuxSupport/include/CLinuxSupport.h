@@ -99,8 +99,10 @@ double bg_monotonic_seconds(void);
 int bg_set_child_subreaper(void);
 
 /// The address of the Swift concurrency runtime's `swift_task_enqueueGlobal_hook` (a function
-/// pointer, null until someone installs one). A statically linked runtime keeps the symbol hidden,
-/// so `dlsym` cannot find it there; a reference resolved by the linker works with either runtime.
+/// pointer, null until someone installs one), or null when the runtime has none. A program linked
+/// with the runtime in (`--static-swift-stdlib`) does not export the runtime's symbols (the
+/// toolchain links it with `--exclude-libs ALL`), so `dlsym` cannot find it there; a reference
+/// resolved by the linker works with either runtime.
 void **bg_swift_task_enqueue_global_hook(void);
 
 /// Names the calling thread (what `top -H` shows); the kernel keeps the first 15 bytes.
