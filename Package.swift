@@ -41,6 +41,10 @@ let package = Package(
         .library(name: "SchedulerCore", targets: ["SchedulerCore"]),
         .library(name: "BackgroundTasks", targets: ["BackgroundTasks"]),
     ],
+    traits: [
+        .trait(name: "DemoExampleApp", description: "bgtop --demo runs Stormy, the example app built with the BackgroundTasks library (its libraries are linked into bgtop)"),
+        .default(enabledTraits: ["DemoExampleApp"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -125,9 +129,11 @@ let package = Package(
             dependencies: [
                 // Stormy is listed so that `swift run bgtop --demo` builds the example app it runs:
                 // SwiftPM has no build-only dependency between executables (plugins cannot build
-                // a product for `swift run`), so this is the one way; nothing imports Stormy.
+                // a product for `swift run`), so this is the one way; nothing imports Stormy. It
+                // links Stormy's libraries into bgtop (FoundationNetworking, libcurl and 41 more),
+                // so a build to install leaves it out: --disable-default-traits (docs/cli.md).
                 "Dashboard", "DashboardFeed", "CursesTerminal", "CNcurses", "StateFeed", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
-                "LoopbackServer", "Stormy",
+                "LoopbackServer", .target(name: "Stormy", condition: .when(traits: ["DemoExampleApp"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -82,6 +82,11 @@ struct FootprintBench: InterruptibleBench {
                          entry.name == "htop" ? "" : "12 MiB"])
         }
         Console.table(rows)
+        switch memory.first(where: { $0.name == "bgtop" })?.mapsLibcurl {
+        case true?: Console.line("   bgtop maps libcurl: Stormy's libraries, linked in by the default trait DemoExampleApp (--disable-default-traits leaves them out)")
+        case false?: Console.line("   bgtop maps no libcurl (built with --disable-default-traits, or without FoundationNetworking)")
+        case nil: break
+        }
 
         let bgctl = try IdleWakeups.locate("bgctl")
         let starts = try StartToExit.compare([

@@ -13,6 +13,8 @@ enum IdleMemory {
         var resident: Int
         /// Pss from smaps_rollup, KiB: shared pages divided among the processes that map them.
         var proportional: Int?
+        /// Whether it maps libcurl (nil: its memory map could not be read).
+        var mapsLibcurl: Bool?
     }
 
     static func measure(scheduler: SchedulerSession, settle: Double, root: String) throws -> [Entry] {
@@ -34,18 +36,24 @@ enum IdleMemory {
         defer { for (name, pid) in pids where name != "bgtaskd" { kill(pid, SIGKILL) } }
         return try pids.map { name, pid in
             guard let resident = ProcStatus.kibibytes(pid, "VmRSS") else { throw BenchError("\(name) (pid \(pid)) exited before it was measured") }
-            return Entry(name: name, resident: resident, proportional: proportionalSet(pid))
+            return Entry(name: name, resident: resident, proportional: proportionalSet(pid), mapsLibcurl: maps(pid, "/libcurl.so"))
         }
     }
 
     /// Whether the process maps the Swift runtime as a shared library (`libswiftCore.so`), as
     /// a build without `--static-swift-stdlib` does; nil when its memory map cannot be read.
     static func sharesSwiftRuntime(_ pid: Int32) -> Bool? {
+        maps(pid, "/libswiftCore.so")
+    }
+
+    /// Whether the process maps a file whose path contains `library`; nil when its memory map
+    /// cannot be read.
+    static func maps(_ pid: Int32, _ library: String) -> Bool? {
         // Read to the end: String(contentsOfFile:) stops after the first read of a file whose size says 0.
         guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/maps") else { return nil }
         defer { try? file.close() }
         guard let data = try? file.readToEnd(), !data.isEmpty else { return nil }
-        return String(decoding: data, as: UTF8.self).contains("/libswiftCore.so")
+        return String(decoding: data, as: UTF8.self).contains(library)
     }
 
     /// `Pss:` of `/proc/<pid>/smaps_rollup`, KiB.
