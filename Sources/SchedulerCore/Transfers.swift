@@ -388,6 +388,7 @@ extension SchedulerState {
 
     /// A download's destination: one plain file name, so it cannot leave the app's folder.
     static func isPlainFileName(_ name: String) -> Bool {
-        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0") && name.utf8.count <= 255
+        // As bytes (PathText): to String, "../\u{301}x" holds no "/" and is no "..".
+        !name.isEmpty && !PathText.isDotOrDotDot(name) && !PathText.hasSeparator(name) && !PathText.hasNUL(name) && name.utf8.count <= 255
     }
 }

@@ -195,7 +195,7 @@ struct GroupCommit {
     private func absolute(_ path: String) throws -> String {
         // A journal is only ever written by this program, but a path that climbs out of the state
         // directory is refused all the same.
-        guard !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
+        guard !path.utf8.starts(with: "/".utf8), !PathText.components(path).contains(where: { $0.utf8.elementsEqual("..".utf8) }) else {
             throw StateError.malformed("journal names a path outside the state directory: \(path)")
         }
         return "\(paths.root)/\(path)"

@@ -1,3 +1,4 @@
+import TaskState
 import TransferCore
 #if canImport(Glibc)
 import Glibc
@@ -28,11 +29,12 @@ struct ContainedDestination: Hashable, Sendable {
         guard let realApp = resolvedPath(appFolder), fileKind(realApp) == .directory else {
             throw .destinationUnusable(path: appFolder, reason: "the app folder does not exist")
         }
-        let components = destination.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        if components.contains("..") || destination.contains("\0") {
+        // Split and compared as bytes, as the kernel reads the path (PathText).
+        let components = PathText.components(destination)
+        if components.contains(where: { $0.utf8.elementsEqual("..".utf8) }) || PathText.hasNUL(destination) {
             throw .destinationOutsideAppFolder(destination)
         }
-        let named = components.filter { $0 != "." }
+        let named = components.filter { !$0.utf8.elementsEqual(".".utf8) }
         var relative: [String]
         if destination.hasPrefix("/") {
             guard let inside = Self.strip(prefix: appFolder, from: named) ?? Self.strip(prefix: realApp, from: named) else {
@@ -98,13 +100,13 @@ struct ContainedDestination: Hashable, Sendable {
     }
 
     private static func strip(prefix: String, from components: [String]) -> [String]? {
-        let prefixComponents = prefix.split(separator: "/").map(String.init).filter { $0 != "." }
+        let prefixComponents = PathText.components(prefix).filter { !$0.utf8.elementsEqual(".".utf8) }
         guard components.count > prefixComponents.count,
-              Array(components.prefix(prefixComponents.count)) == prefixComponents else { return nil }
+              zip(components, prefixComponents).allSatisfy({ $0.utf8.elementsEqual($1.utf8) }) else { return nil }
         return Array(components.dropFirst(prefixComponents.count))
     }
 
     private static func isInside(_ path: String, _ folder: String) -> Bool {
-        path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")
+        PathText.isInside(path, folder)
     }
 }

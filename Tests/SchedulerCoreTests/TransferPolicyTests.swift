@@ -22,7 +22,8 @@ struct TransferPolicyTests {
                       "'http:///file.bin' is not an http or https URL")
         expectRefused(&state, download("noscheme", url: "example.com/file.bin"), "invalidCommand",
                       "'example.com/file.bin' is not an http or https URL")
-        for destination in [nil, "", "sub/file.bin", "/tmp/file.bin", "..", "."] as [String?] {
+        // "../\u{301}x": a "/" that a combining mark follows holds no "/" for String, only in bytes.
+        for destination in [nil, "", "sub/file.bin", "/tmp/file.bin", "..", ".", "../\u{301}x", "a\0\u{301}"] as [String?] {
             expectRefused(&state, download("dest", destination: destination), "invalidCommand",
                           "a download needs a destination: a file name inside the app's downloads folder (no '/', not '.' or '..'), not '\(destination ?? "")'")
         }

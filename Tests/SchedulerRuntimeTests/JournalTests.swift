@@ -237,4 +237,18 @@ import Testing
         let kept = try FileManager.default.contentsOfDirectory(atPath: env.paths.quarantine).filter { $0.hasSuffix("-journal.json") }
         #expect(kept.count == 1)
     }
+
+    /// A journal is state on disk, so input: a path that climbs out is refused even when a
+    /// combining mark follows its "/" (one `Character` with it, so no "/" to `String`).
+    @Test func aReplayedPathThatClimbsOutIsRefused() throws {
+        let env = try TestEnvironment()
+        let commit = try committer(env)
+        let body = #"{"format":1,"writes":[{"path":"../\u0301escape","contents":"x"}],"removals":[],"events":"","eventLogOffset":0,"consumedCommands":[]}"#
+        try commit.journal.append(Data((body + "\n").utf8))
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let events = try SchedulerDaemon.replayJournal(try committer(env), paths: env.paths, logger: logger, now: Date())
+        #expect(events.map(\.type) == [.quarantined])
+        #expect(!FileManager.default.fileExists(atPath: PathText.parent(env.state) + "/\u{301}escape"), "nothing written beside the state directory")
+    }
 }

@@ -85,6 +85,21 @@ import Testing
         #expect(names.last != "expiry alarm of\n", "the caller's thread keeps its name")
     }
 
+    /// Paths as the kernel reads them: split at `/` bytes, compared byte for byte.
+    @Test func pathsAreBytes() {
+        #expect(PathText.components("../\u{301}x") == ["..", "\u{301}x"])
+        #expect("../\u{301}x".split(separator: "/").count == 1, "as text it is one name")
+        #expect(PathText.components("/a//b/") == ["a", "b"])
+        #expect(PathText.hasSeparator("a/\u{301}") && !PathText.hasSeparator("a\u{301}"))
+        #expect(PathText.hasNUL("a\0\u{301}") && !PathText.hasNUL("a"))
+        #expect(PathText.isDotOrDotDot("..") && PathText.isDotOrDotDot(".") && !PathText.isDotOrDotDot("..\u{301}"))
+        #expect(PathText.isInside("/a/b", "/a") && PathText.isInside("/a", "/a") && PathText.isInside("/x", "/"))
+        #expect(!PathText.isInside("/ab", "/a"))
+        // The same text to String, two different folders on disk.
+        #expect("/data/caf\u{E9}/x".hasPrefix("/data/cafe\u{301}/"))
+        #expect(!PathText.isInside("/data/caf\u{E9}/x", "/data/cafe\u{301}"))
+    }
+
     /// Matched byte for byte in UTF-8. Foundation's `replacingOccurrences(of:with:)` gives the same
     /// where no combining mark follows a match; where one does, Foundation (like the standard
     /// library's `replacing`) matches whole characters and leaves a `/` in a path that is to have

@@ -38,6 +38,10 @@ struct DestinationTests {
                 "/tmp/escape-\(UUID().uuidString).bin",
                 "linked-folder/escape.bin",
                 "linked-file",
+                // A "/" that a combining mark follows is no "/" to String: split as text, these
+                // were plain names, and the kernel climbed to the app folder's parent.
+                "../\u{301}escape.bin",
+                "sub/../\u{301}/../\u{301}escape.bin",
             ]
             for destination in attempts {
                 let job = fixture.download("escape", "/generated/1000", to: destination)
@@ -49,6 +53,8 @@ struct DestinationTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
             #expect(!fileExists(fixture.root + "/apps/escape.bin"))
             #expect(!fileExists(fixture.root + "/escape.bin"))
+            #expect(!fileExists(PathText.parent(fixture.appFolder) + "/\u{301}escape.bin"))
+            #expect(!fileExists(PathText.parent(fixture.appFolder) + "/\u{301}"))
             // Refused before any request reached the network.
             #expect(fixture.server.requests.isEmpty)
         }
