@@ -196,8 +196,11 @@ public enum StateFiles {
 
     /// The folder part of a path.
     public static func directoryName(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+        // The last "/" byte, as the kernel reads the path (see PathText): a "/" that a combining
+        // mark follows is no "/" to String.
+        let bytes = path.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == bytes.startIndex ? "/" : String(decoding: bytes[..<slash], as: UTF8.self)
     }
 
     private static let temporaryCounter = Atomic<UInt64>(0)

@@ -98,6 +98,8 @@ import Testing
         // The same text to String, two different folders on disk.
         #expect("/data/caf\u{E9}/x".hasPrefix("/data/cafe\u{301}/"))
         #expect(!PathText.isInside("/data/caf\u{E9}/x", "/data/cafe\u{301}"))
+        #expect(StateFiles.directoryName(of: "/a/../\u{301}x") == "/a/..")
+        #expect(StateFiles.directoryName(of: "/x") == "/" && StateFiles.directoryName(of: "x") == "." && StateFiles.directoryName(of: "/a/b") == "/a")
     }
 
     /// Matched byte for byte in UTF-8. Foundation's `replacingOccurrences(of:with:)` gives the same
