@@ -67,7 +67,12 @@ extension SchedulerDaemon {
             let command: Command
             do {
                 command = try inbox.read(name)
-                guard command.id == stem else {
+                // The id names the outcome file: the documented alphabet (as the socket checks), and
+                // the file's own name byte for byte (String's == takes K and U+212A for one).
+                guard Command.isValidID(command.id) else {
+                    throw StateError.malformed("command id '\(command.id)' is not 1 to 64 letters, digits, '.', '-', '_'")
+                }
+                guard command.id.utf8.elementsEqual(stem.utf8) else {
                     throw StateError.malformed("command id '\(command.id)' does not match its file name")
                 }
             } catch {

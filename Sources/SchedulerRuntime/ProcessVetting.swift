@@ -80,7 +80,8 @@ enum ProcessVetting {
         if launchedByScheduler(pid, stat.startTicks) { return .success(stat.startTicks) }
         let executable = executable(of: pid)
         let expected = resolved(appExecutable)
-        guard let executable, executable == expected else {
+        // Byte for byte: String's == takes two spellings of "é" (two different files) for one.
+        guard let executable, executable.utf8.elementsEqual(expected.utf8) else {
             return .failure(.notTheAppsExecutable(pid: pid, executable: executable, expected: appExecutable))
         }
         return .success(stat.startTicks)

@@ -207,7 +207,9 @@ public enum StateFiles {
 
     private static func temporaryPath(for path: String) -> String {
         let directory = directoryName(of: path)
-        let name = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
+        // After the last "/" byte, as directoryName cuts (a "/" with a combining mark is no "/" to String).
+        let bytes = path.utf8
+        let name = String(decoding: bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes[bytes.index(after: $0)...] } ?? bytes[...], as: UTF8.self)
         return "\(directory)/.\(name).\(getpid()).\(temporaryCounter.add(1, ordering: .relaxed).newValue).tmp"
     }
 }

@@ -64,6 +64,27 @@ import Glibc
         #expect(nulOutcome.contains("NUL"), "\(nulOutcome)")
     }
 
+    /// An id outside the documented alphabet named the outcome file: "\u{301}x" (a "/" before it is
+    /// no "/" to String) made the commit write its temporary file into a missing folder, stopped the
+    /// scheduler, and its journal stopped every start after. Such a command is now set aside.
+    @Test func aCommandWhoseIdIsNoIdentifierIsSetAsideAndTheSchedulerRunsOn() throws {
+        let env = try TestEnvironment()
+        try FileManager.default.createDirectory(atPath: env.paths.inboxNew, withIntermediateDirectories: true)
+        let odd = #"{"id":"\u0301x","issuedAt":"2026-11-22T10:00:00Z","type":"cancelAll","app":"com.example.a"}"#
+        try Data(odd.utf8).write(to: URL(fileURLWithPath: env.paths.inboxNew + "/\u{301}x.json"))
+        let kelvin = #"{"id":"K1","issuedAt":"2026-11-22T10:00:00Z","type":"cancelAll","app":"com.example.a"}"#
+        try Data(kelvin.utf8).write(to: URL(fileURLWithPath: env.paths.inboxNew + "/\u{212A}1.json"))
+
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        try env.waitUntil("both commands to be set aside") { env.events(.commandRejected).count == 2 }
+        #expect(((try? StateFiles.names(in: env.paths.inboxNew)) ?? ["?"]).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: env.paths.outcome("K1")), "K1 was never applied")
+        usleep(300_000)
+        #expect(try env.bgctl("status").stdout.contains("scheduler: running"))
+        #expect(kill(daemon.pid, 0) == 0, "the scheduler runs on")
+    }
+
     @Test func manifestsAreReloadedWhenTheFolderChanges() throws {
         let env = try TestEnvironment()
         let daemon = try env.startDaemon()
