@@ -190,7 +190,10 @@ import Glibc
         #expect(try Self.conditions(env)?.probed.externalPower == false)
 
         bus.kill("upower")
-        try env.waitUntil("the files to take over") { try Self.conditions(env)?.sources?["power"] == "files" }
+        // A commit writes conditions.json before it appends its events: wait for both.
+        try env.waitUntil("the files to take over") {
+            try Self.conditions(env)?.sources?["power"] == "files" && env.events(.conditionsChanged).contains { $0.reason == "source" }
+        }
         let changes = env.events(.conditionsChanged).filter { $0.reason == "source" }
         #expect(changes.count == 1)
         #expect(changes.first?.message.contains("power from files (was upower)") == true)
