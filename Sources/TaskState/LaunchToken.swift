@@ -57,7 +57,7 @@ public struct LaunchToken: Hashable, Sendable {
 
     /// The token in `environment`, `nil` when there is none (unset or empty: a program run by a
     /// person, who acts as the user), or the reason it is not a token.
-    public static func from(environment: [String: String]) -> Result<LaunchToken?, LaunchTokenError> {
+    public static func from(environment: EnvironmentVariables) -> Result<LaunchToken?, LaunchTokenError> {
         guard let text = environment[environmentVariable], !text.isEmpty else { return .success(nil) }
         do {
             return .success(try LaunchToken(validating: text))

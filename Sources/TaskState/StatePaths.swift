@@ -88,7 +88,7 @@ public struct StatePaths: Sendable, Hashable {
 /// Finds the state and config directories: flag, else environment, else XDG default.
 public enum Locations {
     /// `--state DIR`, else `$BGTASK_STATE_DIR`, else `$XDG_STATE_HOME/bgtask` (`~/.local/state/bgtask`).
-    public static func stateDirectory(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func stateDirectory(flag: String?, environment: EnvironmentVariables = .process) -> String {
         if let flag, !flag.isEmpty { return absolute(flag) }
         if let value = environment["BGTASK_STATE_DIR"], !value.isEmpty { return absolute(value) }
         if let value = environment["XDG_STATE_HOME"], value.hasPrefix("/") { return "\(value)/bgtask" }
@@ -96,14 +96,14 @@ public enum Locations {
     }
 
     /// `--config DIR`, else `$BGTASK_CONFIG_DIR`, else `$XDG_CONFIG_HOME/bgtask` (`~/.config/bgtask`).
-    public static func configDirectory(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func configDirectory(flag: String?, environment: EnvironmentVariables = .process) -> String {
         if let flag, !flag.isEmpty { return absolute(flag) }
         if let value = environment["BGTASK_CONFIG_DIR"], !value.isEmpty { return absolute(value) }
         if let value = environment["XDG_CONFIG_HOME"], value.hasPrefix("/") { return "\(value)/bgtask" }
         return "\(home(environment))/.config/bgtask"
     }
 
-    private static func home(_ environment: [String: String]) -> String {
+    private static func home(_ environment: EnvironmentVariables) -> String {
         if let home = environment["HOME"], !home.isEmpty { return home }
         if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
         return "/tmp"

@@ -74,10 +74,11 @@ struct FootprintBench: InterruptibleBench {
         Console.line("swift:       bgtaskd \(linking)")
         Console.line()
         Console.line("1. Idle memory, all three measured at the same moment after \(settle) s at rest.")
-        var rows: [[String]] = [["program", "VmRSS MiB", "Pss MiB", "vs htop (VmRSS)", "goal"]]
+        var rows: [[String]] = [["program", "VmRSS MiB", "Pss MiB", "own code MiB", "vs htop (VmRSS)", "goal"]]
         let peer = memory.first { $0.name == "htop" }?.resident
         for entry in memory {
             rows.append([entry.name, String(format: "%.1f", Double(entry.resident) / 1024), entry.proportional.map { String(format: "%.1f", Double($0) / 1024) } ?? "-",
+                         entry.ownCode.map { String(format: "%.1f", Double($0) / 1024) } ?? "-",
                          peer.map { String(format: "%.1fx", Double(entry.resident) / Double($0)) } ?? "-",
                          entry.name == "htop" ? "" : "12 MiB"])
         }
@@ -87,6 +88,7 @@ struct FootprintBench: InterruptibleBench {
         case false?: Console.line("   bgtop maps no libcurl (built with --disable-default-traits, or without FoundationNetworking)")
         case nil: break
         }
+        Console.line("   own code: resident pages of the program's own executable code; Linker/<program>.order lays out what start-up runs together (Scripts/startup-order)")
 
         let bgctl = try IdleWakeups.locate("bgctl")
         let starts = try StartToExit.compare([

@@ -15,6 +15,9 @@ enum IdleMemory {
         var proportional: Int?
         /// Whether it maps libcurl (nil: its memory map could not be read).
         var mapsLibcurl: Bool?
+        /// Resident pages of its own executable's code (the `r-xp` mapping of `/proc/<pid>/exe`), KiB:
+        /// what the start-up order (`Linker/<program>.order`) packs together.
+        var ownCode: Int?
     }
 
     static func measure(scheduler: SchedulerSession, settle: Double, root: String) throws -> [Entry] {
@@ -36,7 +39,8 @@ enum IdleMemory {
         defer { for (name, pid) in pids where name != "bgtaskd" { kill(pid, SIGKILL) } }
         return try pids.map { name, pid in
             guard let resident = ProcStatus.kibibytes(pid, "VmRSS") else { throw BenchError("\(name) (pid \(pid)) exited before it was measured") }
-            return Entry(name: name, resident: resident, proportional: proportionalSet(pid), mapsLibcurl: maps(pid, "/libcurl.so"))
+            return Entry(name: name, resident: resident, proportional: proportionalSet(pid), mapsLibcurl: maps(pid, "/libcurl.so"),
+                         ownCode: ownCode(pid))
         }
     }
 
@@ -54,6 +58,26 @@ enum IdleMemory {
         defer { try? file.close() }
         guard let data = try? file.readToEnd(), !data.isEmpty else { return nil }
         return String(decoding: data, as: UTF8.self).contains(library)
+    }
+
+    /// The `Rss:` of the executable mappings of the process's own program file, KiB.
+    static func ownCode(_ pid: Int32) -> Int? {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe"),
+              let file = FileHandle(forReadingAtPath: "/proc/\(pid)/smaps") else { return nil }
+        defer { try? file.close() }
+        guard let data = try? file.readToEnd() else { return nil }
+        var total = 0
+        var inCode = false
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), fields.count >= 5 {
+                // A mapping's header: range, permissions, offset, device, inode, path.
+                inCode = fields[1].contains("x") && fields.count >= 6 && fields[5...].joined(separator: " ") == executable
+            } else if inCode, fields.first == "Rss:", fields.count >= 2, let kib = Int(fields[1]) {
+                total += kib
+            }
+        }
+        return total
     }
 
     /// `Pss:` of `/proc/<pid>/smaps_rollup`, KiB.

@@ -56,7 +56,7 @@ struct CommandSender {
 
     /// `BGTASK_LAUNCH_TOKEN`, which a handler's script inherits from its launch: the scheduler
     /// then lets the command act on that launch's app only. Unset or empty, `bgctl` acts as the user.
-    static func launchToken(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LaunchToken? {
+    static func launchToken(environment: EnvironmentVariables = .process) throws -> LaunchToken? {
         switch LaunchToken.from(environment: environment) {
         case .success(let token):
             return token

@@ -117,7 +117,7 @@ struct SimulateExpiration: ParsableCommand {
 
 /// The app a task command is for: `--app`, else `$BGTASK_APP_ID` (set for launched apps).
 func appFromEnvironment(_ flag: String?) throws -> Identifier {
-    guard let text = flag ?? ProcessInfo.processInfo.environment["BGTASK_APP_ID"] else {
+    guard let text = flag ?? EnvironmentVariables.process["BGTASK_APP_ID"] else {
         throw ValidationError("give --app, or run inside a launched app where BGTASK_APP_ID is set")
     }
     return try identifier(text, "app")

@@ -23,6 +23,8 @@ import Glibc
         for name in ["bgtaskd", "bgtop", "htop"] {
             let row = rows.first { $0.first == name }
             #expect(row.map { $0.count >= 4 && Double($0[1]) ?? 0 > 0 } == true, "memory of \(name): \(result)")
+            // Resident pages of the program's own code, read from its smaps.
+            #expect(row.map { $0.count >= 5 && Double($0[3]) ?? 0 > 0 } == true, "own code of \(name): \(result)")
         }
         #expect(rows.contains { $0.starts(with: ["bgctl", "status"]) && $0[4] == "2" }, "\(result)")
         #expect(rows.contains { $0.starts(with: ["htop", "--version"]) && $0[4] == "2" }, "\(result)")

@@ -189,6 +189,16 @@ struct LocationsTests {
         #expect(Locations.stateDirectory(flag: "rel", environment: [:]).hasPrefix("/"))
     }
 
+    /// The process's own variables are read by name, as ProcessInfo's whole copy has them.
+    @Test func theProcessEnvironmentIsReadByName() {
+        #expect(EnvironmentVariables.process["PATH"] == ProcessInfo.processInfo.environment["PATH"])
+        #expect(EnvironmentVariables.process["PATH"] != nil)
+        let unset = "BGTOP_TEST_UNSET_\(getpid())"
+        #expect(EnvironmentVariables.process[unset] == nil)
+        #expect(EnvironmentVariables(["A": "1"])["A"] == "1")
+        #expect(EnvironmentVariables(["A": "1"])["PATH"] == nil, "a given set does not fall back to the process's")
+    }
+
     @Test func pathsInsideTheStateDirectory() {
         let paths = StatePaths(root: "/s///")
         #expect(paths.root == "/s")

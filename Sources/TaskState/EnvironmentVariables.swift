@@ -1,0 +1,32 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The environment variables a program reads: its own, looked up one name at a time, or a given
+/// set (tests, a launched child's).
+///
+/// FoundationEssentials' `ProcessInfo.environment` copies every variable into a new dictionary
+/// at each use: three uses were a tenth of `bgctl status`'s instructions (docs/performance.md,
+/// footprint). `getenv` reads only the name asked for.
+public struct EnvironmentVariables: Sendable, ExpressibleByDictionaryLiteral {
+    private let given: [String: String]?
+
+    /// This process's own variables, read when asked for.
+    public static let process = EnvironmentVariables(given: nil)
+
+    /// A given set of variables.
+    public init(_ variables: [String: String]) { given = variables }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        given = Dictionary(elements, uniquingKeysWith: { _, last in last })
+    }
+
+    private init(given: [String: String]?) { self.given = given }
+
+    /// The variable's value, or nil when it is not set.
+    public subscript(name: String) -> String? {
+        if let given { return given[name] }
+        return getenv(name).map { String(cString: $0) }
+    }
+}
