@@ -14,9 +14,8 @@ struct AppContext: Sendable {
 
     /// `BGTASK_APP_ID` when set (the scheduler sets it for processes it launches), else the
     /// manifest in `<config>/apps` whose `executable` is this program.
-    static func resolve(environment variables: [String: String] = ProcessInfo.processInfo.environment)
+    static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment)
         -> Result<AppContext, BGTaskScheduler.Error> {
-        let environment = EnvironmentVariables(variables)
         let paths = StatePaths(root: Locations.stateDirectory(flag: nil, environment: environment))
         let configDirectory = Locations.configDirectory(flag: nil, environment: environment)
         let appsDirectory = "\(configDirectory)/apps"

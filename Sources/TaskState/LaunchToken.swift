@@ -55,6 +55,11 @@ public struct LaunchToken: Hashable, Sendable {
     /// The token as written in the environment and in a command.
     public var text: String { "\(app.rawValue):\(launchID):\(mac)" }
 
+    /// ``from(environment:)`` with the variables as a dictionary.
+    public static func from(environment: [String: String]) -> Result<LaunchToken?, LaunchTokenError> {
+        from(environment: EnvironmentVariables(environment))
+    }
+
     /// The token in `environment`, `nil` when there is none (unset or empty: a program run by a
     /// person, who acts as the user), or the reason it is not a token.
     public static func from(environment: EnvironmentVariables) -> Result<LaunchToken?, LaunchTokenError> {

@@ -103,6 +103,16 @@ public enum Locations {
         return "\(home(environment))/.config/bgtask"
     }
 
+    /// ``stateDirectory(flag:environment:)`` with the variables as a dictionary.
+    public static func stateDirectory(flag: String?, environment: [String: String]) -> String {
+        stateDirectory(flag: flag, environment: EnvironmentVariables(environment))
+    }
+
+    /// ``configDirectory(flag:environment:)`` with the variables as a dictionary.
+    public static func configDirectory(flag: String?, environment: [String: String]) -> String {
+        configDirectory(flag: flag, environment: EnvironmentVariables(environment))
+    }
+
     private static func home(_ environment: EnvironmentVariables) -> String {
         if let home = environment["HOME"], !home.isEmpty { return home }
         if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }

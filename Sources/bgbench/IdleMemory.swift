@@ -60,19 +60,26 @@ enum IdleMemory {
         return String(decoding: data, as: UTF8.self).contains(library)
     }
 
-    /// The `Rss:` of the executable mappings of the process's own program file, KiB.
+    /// The `Rss:` of the executable mappings of the process's own program file, KiB. A mapping is
+    /// the program's when its device and inode are those of `/proc/<pid>/exe` (a path may hold spaces).
     static func ownCode(_ pid: Int32) -> Int? {
-        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe"),
+        var program = stat()
+        guard stat("/proc/\(pid)/exe", &program) == 0,
               let file = FileHandle(forReadingAtPath: "/proc/\(pid)/smaps") else { return nil }
         defer { try? file.close() }
         guard let data = try? file.readToEnd() else { return nil }
+        // glibc's major() and minor(), macros Swift does not import.
+        let dev = UInt64(program.st_dev)
+        let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~UInt64(0xfff))
+        let minor = (dev & 0xff) | ((dev >> 12) & ~UInt64(0xff))
+        let device = String(format: "%02llx:%02llx", major, minor)
         var total = 0
         var inCode = false
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
             if let first = fields.first, first.contains("-"), fields.count >= 5 {
                 // A mapping's header: range, permissions, offset, device, inode, path.
-                inCode = fields[1].contains("x") && fields.count >= 6 && fields[5...].joined(separator: " ") == executable
+                inCode = fields[1].contains("x") && fields[3] == device && UInt64(fields[4]) == UInt64(program.st_ino)
             } else if inCode, fields.first == "Rss:", fields.count >= 2, let kib = Int(fields[1]) {
                 total += kib
             }
