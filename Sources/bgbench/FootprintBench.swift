@@ -61,10 +61,15 @@ struct FootprintBench: InterruptibleBench {
         for line in Machine.describe(directory: workspace.root, scratch: workspace.root).lines { Console.line(line) }
         Console.line("peer:        \(Subprocess.output("htop", ["--version"], scratch: workspace.root)?.split(separator: "\n").first.map(String.init) ?? "htop")")
 
-        let session = try SchedulerSession(workspace: workspace, name: "footprint", scheduler: try SchedulerBinary.locate(),
+        // Each program runs from a fresh copy, as `bgctl install` leaves it: run as lld wrote it in
+        // the build folder, the same bgtop held up to 4 MiB more code resident (docs/performance.md).
+        let copies = try ProgramCopies(into: workspace.root + "/programs", [
+            ("bgtaskd", try SchedulerBinary.locate()), ("bgtop", try IdleWakeups.locate("bgtop")), ("bgctl", try IdleWakeups.locate("bgctl")),
+        ])
+        let session = try SchedulerSession(workspace: workspace, name: "footprint", scheduler: copies.path("bgtaskd"),
                                            settings: [:], apps: [ShellLoop.app])
         defer { session.stop() }
-        let memory = try IdleMemory.measure(scheduler: session, settle: settle, root: workspace.root)
+        let memory = try IdleMemory.measure(scheduler: session, bgtop: copies.path("bgtop"), settle: settle, root: workspace.root)
         let linking = switch IdleMemory.sharesSwiftRuntime(session.pid) {
         case true?: "maps the Swift runtime as a shared library (build with --static-swift-stdlib to link it in)"
         case false?: "has the Swift runtime linked in (built with --static-swift-stdlib)"
@@ -90,7 +95,7 @@ struct FootprintBench: InterruptibleBench {
         }
         Console.line("   own code: resident pages of the program's own executable code; Linker/<program>.order lays out what start-up runs together (Scripts/startup-order)")
 
-        let bgctl = try IdleWakeups.locate("bgctl")
+        let bgctl = copies.path("bgctl")
         let starts = try StartToExit.compare([
             ("bgctl status", bgctl, ["status", "--state", session.paths.root, "--config", session.config]),
             ("htop --version", try StartToExit.which("htop", scratch: workspace.root), ["--version"]),
@@ -123,4 +128,26 @@ struct FootprintBench: InterruptibleBench {
         Console.table(loopRows)
         Console.line("   goal: bgctl >= 1000 commands/s (\"sh loop |\" rows: one process takes the loop's lines; vs the one sqlite3 shell)")
     }
+}
+
+/// Copies of the programs a benchmark runs, in a folder of its workspace.
+struct ProgramCopies {
+    private var paths: [String: String] = [:]
+
+    init(into folder: String, _ programs: [(name: String, path: String)]) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, path) in programs {
+            let copy = "\(folder)/\(name)"
+            do {
+                try FileManager.default.copyItem(atPath: path, toPath: copy)
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)
+            } catch {
+                throw BenchError("cannot copy \(path) to \(copy): \(error)")
+            }
+            paths[name] = copy
+        }
+    }
+
+    /// The copy of `name`, which `init` made.
+    func path(_ name: String) -> String { paths[name]! }
 }

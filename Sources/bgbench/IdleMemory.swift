@@ -20,10 +20,9 @@ enum IdleMemory {
         var ownCode: Int?
     }
 
-    static func measure(scheduler: SchedulerSession, settle: Double, root: String) throws -> [Entry] {
+    static func measure(scheduler: SchedulerSession, bgtop: String, settle: Double, root: String) throws -> [Entry] {
         let socket = "bgbench-footprint-\(getpid())"
         defer { _ = IdleWakeups.tmux(socket, ["kill-server"], root: root) }
-        let bgtop = try IdleWakeups.locate("bgtop")
         var pids: [(String, Int32)] = [("bgtaskd", scheduler.pid)]
         for (name, command) in [("bgtop", "exec \(bgtop) --state \(scheduler.paths.root) --config \(scheduler.config)"), ("htop", "exec htop")] {
             let started = IdleWakeups.tmux(socket, ["new-session", "-d", "-s", name, "-x", "160", "-y", "48",
