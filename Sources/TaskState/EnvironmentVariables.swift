@@ -9,7 +9,7 @@ import Glibc
 /// FoundationEssentials' `ProcessInfo.environment` copies every variable into a new dictionary
 /// at each use: `bgctl status`'s three uses cost 1.4 million of its 19 million instructions
 /// (docs/performance.md, footprint). `getenv` reads only the name asked for.
-public struct EnvironmentVariables: Sendable, ExpressibleByDictionaryLiteral {
+public struct EnvironmentVariables: Sendable {
     private let given: [String: String]?
 
     /// This process's own variables, read when asked for.
@@ -17,10 +17,6 @@ public struct EnvironmentVariables: Sendable, ExpressibleByDictionaryLiteral {
 
     /// A given set of variables.
     public init(_ variables: [String: String]) { given = variables }
-
-    public init(dictionaryLiteral elements: (String, String)...) {
-        given = Dictionary(elements, uniquingKeysWith: { _, last in last })
-    }
 
     private init(given: [String: String]?) { self.given = given }
 
