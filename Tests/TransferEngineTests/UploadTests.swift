@@ -14,7 +14,8 @@ struct UploadTests {
             try await writeGenerated(GeneratedBytes(size: size, seed: 11), to: source)
             let saved = fixture.root + "/received.bin"
             fixture.server.setRoute("/upload", Route(.uploadTarget(saveTo: saved)))
-            let job = TransferJob.upload(fixture.key("up"), to: fixture.server.url("/upload"), sourceFile: source, method: method)
+            let job = TransferJob.upload(fixture.key("up"), to: fixture.server.url("/upload"), sourceFile: source, method: method,
+                                         timeoutIntervalForRequest: 3600)
             let events = try await runAttempt(fixture.engine, job)
             #expect(events.final == .completed(statusCode: 201))
             let received = try #require(fixture.server.receivedUpload("/upload"))
@@ -34,8 +35,11 @@ struct UploadTests {
         try await withFixture { fixture in
             let source = fixture.appFolder + "/note.txt"
             try Data("hello".utf8).write(to: URL(fileURLWithPath: source))
+            // An hour without progress before the watchdog: a CI run whose test pool was starved for
+            // minutes saw the default 60 s fire before the 500 was read.
             let rejected = try await runAttempt(fixture.engine,
-                                                TransferJob.upload(fixture.key("up"), to: fixture.server.url("/u?status=500"), sourceFile: source))
+                                                TransferJob.upload(fixture.key("up"), to: fixture.server.url("/u?status=500"), sourceFile: source,
+                                                                   timeoutIntervalForRequest: 3600))
             #expect(rejected.final == .failed(.httpStatus(500)))
             let missing = try await runAttempt(fixture.engine,
                                                TransferJob.upload(fixture.key("up"), to: fixture.server.url("/u"), sourceFile: source + ".gone"))
