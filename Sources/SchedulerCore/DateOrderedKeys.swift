@@ -71,6 +71,28 @@ struct DateOrderedKeys: Sendable {
         }
     }
 
+    /// Calls `body` with each entry dated at or before `date`, latest first, until `body` returns
+    /// `false`: the end of a window is found from its end, without walking all of it.
+    func forEachBackward(through date: Date, _ body: (Entry) -> Bool) {
+        var chunk = chunkIndex { $0.date <= date }
+        var index: Int
+        if chunk < chunks.count {
+            index = Self.firstIndex(in: chunks[chunk]) { $0.date <= date } - 1
+        } else {
+            chunk = chunks.count - 1
+            index = chunk >= 0 ? chunks[chunk].count - 1 : -1
+        }
+        while chunk >= 0 {
+            let entries = chunks[chunk]
+            while index >= 0 {
+                guard body(entries[index]) else { return }
+                index -= 1
+            }
+            chunk -= 1
+            if chunk >= 0 { index = chunks[chunk].count - 1 }
+        }
+    }
+
     /// The first chunk whose last entry is past the leading run `isLeading` holds for (the order
     /// makes it a run); `chunks.count` when there is none.
     private func chunkIndex(_ isLeading: (Entry) -> Bool) -> Int {

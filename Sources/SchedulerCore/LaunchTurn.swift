@@ -41,8 +41,7 @@ extension SchedulerState {
     func dueTurn(at now: Date) -> LaunchTurn {
         var turn = LaunchTurn()
         var byApp: [Identifier: [PendingRequest]] = [:]
-        let effective = conditions.effective
-        for (group, keys) in schedule.groups where group.conditionBlockers(under: effective).isEmpty {
+        for keys in runnableGroups {
             keys.forEach { entry in
                 guard entry.date <= now else { return false }
                 if let request = requests[entry.key] { look(at: request, now: now, into: &turn, byApp: &byApp) }
@@ -68,8 +67,7 @@ extension SchedulerState {
             .sorted { ($0.1[0].readyDate, $0.0) < ($1.1[0].readyDate, $1.0) }
         guard let earliestReady = candidates.first?.1.first?.readyDate else { return turn }
 
-        let members = comingDue(within: earliestReady.addingTimeInterval(settings.coalescingWindowSeconds), now: now)
-        if let last = members.max() {
+        if let last = lastComingDue(within: earliestReady.addingTimeInterval(settings.coalescingWindowSeconds), now: now) {
             turn.coalescingEnds = last
             // One wake-up at the end of the hold, not one per member: a command or a condition
             // that changes the picture meanwhile runs a turn anyway.
@@ -101,9 +99,10 @@ extension SchedulerState {
     }
 
     /// When nothing is runnable yet: the turn that will launch the next group of requests waiting
-    /// only for their dates, and those requests. The first of them to come due would be held for
-    /// the others within the window, so the scheduler need not wake before the last of them.
-    func nextCoalescedTurn(_ turn: LaunchTurn, now: Date) -> (date: Date, requests: Set<TaskKey>)? {
+    /// only for their dates, as the date of the first of them and the date of the turn (the last
+    /// of them). The first to come due would be held for the others within the window, so the
+    /// scheduler need not wake before the last of them.
+    func nextCoalescedTurn(_ turn: LaunchTurn, now: Date) -> (first: Date, date: Date)? {
         guard turn.plans.isEmpty, turn.coalescingEnds == nil,
               !turn.blockers.values.contains(where: { $0 == [.launchLimit] }) else { return nil }
         // The first such date: in each group, the first request that qualifies, and no further
@@ -116,31 +115,32 @@ extension SchedulerState {
             return false
         }
         guard let first else { return nil }
-        let windowEnd = first.addingTimeInterval(settings.coalescingWindowSeconds)
-        var last = first
-        var keys: Set<TaskKey> = []
-        forEachDatedRequest(after: now) { request, date in
-            guard date <= windowEnd else { return false }
-            if joinsNextTurn(request, at: date, now: now) {
-                keys.insert(request.key)
-                last = max(last, date)
-            }
-            return true
-        }
-        return (last, keys)
+        let last = lastJoining(through: first.addingTimeInterval(settings.coalescingWindowSeconds), after: now) ?? first
+        return (first, max(first, last))
     }
 
-    /// The dates of requests, of any app, that wait only for an `earliestBeginDate` at or before
-    /// `windowEnd` and will be runnable then. Empty once `now` reaches the window's end.
-    private func comingDue(within windowEnd: Date, now: Date) -> [Date] {
-        guard now < windowEnd else { return [] }
-        var dates: [Date] = []
-        forEachDatedRequest(after: now) { request, date in
-            guard date <= windowEnd else { return false }
-            if joinsNextTurn(request, at: date, now: now) { dates.append(date) }
-            return true
+    /// The last date, after `now` and at or before `windowEnd`, of a request of any app that waits
+    /// only for that date and will be runnable then: the end of a hold. `nil` once `now` reaches
+    /// the window's end.
+    private func lastComingDue(within windowEnd: Date, now: Date) -> Date? {
+        guard now < windowEnd else { return nil }
+        return lastJoining(through: windowEnd, after: now)
+    }
+
+    /// The latest date in `(now, windowEnd]` of a request that joins the next turn. Each group is
+    /// walked from the window's end and only down to the first that joins (or the latest found so
+    /// far), so a window holding thousands of requests costs a look at a few of them, not all.
+    private func lastJoining(through windowEnd: Date, after now: Date) -> Date? {
+        var last: Date?
+        for keys in runnableGroups {
+            keys.forEachBackward(through: windowEnd) { entry in
+                guard entry.date > now, last.map({ entry.date > $0 }) ?? true else { return false }
+                guard let request = requests[entry.key], joinsNextTurn(request, at: entry.date, now: now) else { return true }
+                last = entry.date
+                return false
+            }
         }
-        return dates
+        return last
     }
 
     /// Whether `request` waits only for its date, `date`, and will be runnable then: waiting for a
@@ -154,13 +154,19 @@ extension SchedulerState {
     /// run (the others wait for a condition, not a date), each group in date order, until `body`
     /// returns `false` for that group.
     func forEachDatedRequest(after now: Date, _ body: (PendingRequest, Date) -> Bool) {
-        let effective = conditions.effective
-        for (group, keys) in schedule.groups where group.conditionBlockers(under: effective).isEmpty {
+        for keys in runnableGroups {
             keys.forEach(after: now) { entry in
                 guard let request = requests[entry.key] else { return true }
                 return body(request, entry.date)
             }
         }
+    }
+
+    /// The requests of each condition group the conditions let run, in date order; the other
+    /// groups wait for a condition, whatever the time.
+    private var runnableGroups: some Sequence<DateOrderedKeys> {
+        let effective = conditions.effective
+        return schedule.groups.lazy.filter { $0.key.conditionBlockers(under: effective).isEmpty }.map(\.value)
     }
 
     /// Processes the scheduler started whose tasks still run: a task counts when the ledger has its

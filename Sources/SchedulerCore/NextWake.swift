@@ -18,30 +18,29 @@ extension SchedulerState {
         var candidates: [Date] = nextTaskDeadline(after: now).map { [$0] } ?? []
         // The turn's own blockers: a held or queued request has none that time alone clears.
         let coming = nextCoalescedTurn(turn, now: now)
-        func counts(_ request: PendingRequest, readyAt ready: Date) -> Bool {
-            // While launches are held, whatever becomes ready before the hold ends is looked at
-            // when it ends; the next group of dated requests, when its last one comes due: one
-            // wake-up for the lot.
-            if let ends = turn.coalescingEnds, ready <= ends { return false }
-            return coming?.requests.contains(request.key) != true
-        }
         // Requests due by now that only time holds (a throttled app, a usage plan). Those the
-        // turn did not look at wait for a condition, which no time clears.
+        // turn did not look at wait for a condition, which no time clears. While launches are
+        // held, whatever becomes ready before the hold ends is looked at when it ends.
         for (key, blockers) in turn.blockers {
-            guard let request = requests[key], let ready = timedReadiness(of: request, blockers: blockers, at: now),
-                  counts(request, readyAt: ready) else { continue }
+            guard let request = requests[key], let ready = timedReadiness(of: request, blockers: blockers, at: now) else { continue }
+            if let ends = turn.coalescingEnds, ready <= ends { continue }
             candidates.append(ready)
         }
         // Requests still to come, in date order: none is ready before its date, so each group's
-        // walk ends at the first date past the earliest readiness found.
+        // walk ends at the first date past the earliest readiness found. It ends, too, at the
+        // first date of the coming group: a request dated from then on is ready no sooner, and
+        // one ready before the group's turn would only be held for it (one wake-up for the lot).
+        // During a hold it is not walked: what it holds is ready at the hold's end or later.
         var earliest: Date?
-        forEachDatedRequest(after: now) { request, date in
-            if let earliest, date >= earliest { return false }
-            guard turn.blockers.index(forKey: request.key) == nil,
-                  let ready = timedReadiness(of: request, blockers: blockers(for: request, at: now), at: now),
-                  counts(request, readyAt: ready) else { return true }
-            earliest = min(earliest ?? ready, ready)
-            return true
+        if turn.coalescingEnds == nil {
+            forEachDatedRequest(after: now) { request, date in
+                if let earliest, date >= earliest { return false }
+                if let coming, date >= coming.first { return false }
+                guard turn.blockers.index(forKey: request.key) == nil,
+                      let ready = timedReadiness(of: request, blockers: blockers(for: request, at: now), at: now) else { return true }
+                earliest = min(earliest ?? ready, ready)
+                return true
+            }
         }
         if let earliest { candidates.append(earliest) }
         if let look = turn.nextLook { candidates.append(look) }

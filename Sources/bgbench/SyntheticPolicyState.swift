@@ -12,14 +12,16 @@ enum SyntheticPolicyState {
     /// The identifiers the measured turns submit and cancel, one after another.
     static let turnIdentifiers = (0..<10).map { identifier("com.example.turn.job\($0)") }
 
-    static func make(pending: Int, transfers: Int, now: Date, seed: UInt64 = 20) -> SchedulerState {
-        let parts = build(pending: pending, transfers: transfers, now: now, seed: seed)
+    static func make(pending: Int, transfers: Int, now: Date, seed: UInt64 = 20, spread: Double = 86_400) -> SchedulerState {
+        let parts = build(pending: pending, transfers: transfers, now: now, seed: seed, spread: spread)
         return SchedulerState(settings: SchedulerSettings(), catalog: ManifestCatalog(manifests: parts.manifests),
                               snapshot: parts.snapshot, conditions: parts.conditions)
     }
 
     /// The state's parts: what a state folder would hold, the apps' manifests, and conditions.
-    static func build(pending: Int, transfers: Int, now: Date, seed: UInt64 = 20)
+    /// Dated requests come due from a minute on, spread over `spread` seconds (a day; less than
+    /// the coalescing window puts them all in one coalesced turn, a burst submitted for one hour).
+    static func build(pending: Int, transfers: Int, now: Date, seed: UInt64 = 20, spread: Double = 86_400)
         -> (snapshot: StateSnapshot, manifests: [Identifier: AppManifest], conditions: ConditionsRecord) {
         var random = SplitMix64(seed: seed)
         var snapshot = StateSnapshot()
@@ -35,7 +37,7 @@ enum SyntheticPolicyState {
         for index in 0..<pending {
             let owner = app(index / 10)
             let slot = index % 10
-            let later = now.addingTimeInterval(60 + Double(random.next() % 86_400))
+            let later = now.addingTimeInterval(60 + Double(random.next() % UInt64(max(1, spread))))
             snapshot.requests.append(PendingRequest(
                 app: owner, identifier: identifier("\(owner).job\(slot)"), kind: slot == 0 ? .appRefresh : .processing,
                 earliestBeginDate: slot == 0 || slot >= 6 ? later : nil, requiresNetworkConnectivity: slot >= 6,

@@ -27,6 +27,9 @@ struct TurnBench: InterruptibleBench {
     @Option(parsing: .upToNextOption, help: "Transfers per row (one per row of --pending; the last repeats).")
     var transfers: [Int] = [1, 10, 100, 1_000]
 
+    @Option(parsing: .upToNextOption, help: "Pending requests per row of phase 1b (every dated request due within one coalescing window).")
+    var windowPending: [Int] = [10, 100_000]
+
     @Option(help: "Turns measured per row.")
     var turns = 400
 
@@ -48,6 +51,9 @@ struct TurnBench: InterruptibleBench {
         guard !transfers.isEmpty, transfers.allSatisfy({ (0...100_000).contains($0) }) else {
             throw ValidationError("--transfers must be from 0 to 100000")
         }
+        guard windowPending.allSatisfy({ (1...1_000_000).contains($0) }) else {
+            throw ValidationError("--window-pending must be from 1 to 1000000")
+        }
         guard (2...100_000).contains(turns) else { throw ValidationError("--turns must be from 2 to 100000") }
         guard !daemonPending.isEmpty, daemonPending.allSatisfy({ (1...1_000_000).contains($0) }),
               !daemonTransfers.isEmpty, daemonTransfers.allSatisfy({ (0...100_000).contains($0) }) else {
@@ -66,18 +72,15 @@ struct TurnBench: InterruptibleBench {
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
         Console.line("load:        \(load) (1, 5, 15 min) at start")
         Console.line("1. One turn of the policy per command (apply, effectsOfTime, wakePlan, takeChanges), in memory.")
-        var rows: [[String]] = [["pending", "transfers", "p50 µs", "p99 µs", "turns", "vs first row (p50)"]]
-        var first: Double?
-        for (index, count) in pending.enumerated() {
-            let transferCount = transfers[min(index, transfers.count - 1)]
-            let samples = try PolicyTurnTiming.measure(pending: count, transfers: transferCount, turns: turns)
-            let base = first ?? samples.median
-            first = base
-            rows.append([String(count), String(transferCount), String(format: "%.1f", samples.median * 1e6),
-                         String(format: "%.1f", (samples.p99 ?? 0) * 1e6), String(samples.count),
-                         String(format: "%.2fx", samples.median / base)])
-        }
+        let rows = try Self.policyRows(pending, transfers: transfers, turns: turns, spread: 86_400)
         Console.table(rows)
+        if !windowPending.isEmpty {
+            // A burst submitted for one hour: the coalesced turn holds every dated request, and
+            // finding its end must not mean walking all of them at every turn.
+            Console.line()
+            Console.line("1b. The same, every dated request due within one coalescing window (\(Int(SchedulerSettings().coalescingWindowSeconds)) s).")
+            Console.table(try Self.policyRows(windowPending, transfers: [transfers[0], transfers[transfers.count - 1]], turns: turns, spread: 300))
+        }
         guard daemonTurns > 0 else { return }
 
         let workspace = try folder.makeWorkspace()
@@ -100,11 +103,30 @@ struct TurnBench: InterruptibleBench {
     }
 }
 
+extension TurnBench {
+    /// Phase 1's table: one row per count of `pending` (with the transfers of the same row, the
+    /// last repeating), each row's median beside the first row's.
+    static func policyRows(_ pending: [Int], transfers: [Int], turns: Int, spread: Double) throws -> [[String]] {
+        var rows: [[String]] = [["pending", "transfers", "p50 µs", "p99 µs", "turns", "vs first row (p50)"]]
+        var first: Double?
+        for (index, count) in pending.enumerated() {
+            let transferCount = transfers[min(index, transfers.count - 1)]
+            let samples = try PolicyTurnTiming.measure(pending: count, transfers: transferCount, turns: turns, spread: spread)
+            let base = first ?? samples.median
+            first = base
+            rows.append([String(count), String(transferCount), String(format: "%.1f", samples.median * 1e6),
+                         String(format: "%.1f", (samples.p99 ?? 0) * 1e6), String(samples.count),
+                         String(format: "%.2fx", samples.median / base)])
+        }
+        return rows
+    }
+}
+
 /// Times the turns of ``TurnBench``.
 enum PolicyTurnTiming {
-    static func measure(pending: Int, transfers: Int, turns: Int) throws -> Samples {
+    static func measure(pending: Int, transfers: Int, turns: Int, spread: Double = 86_400) throws -> Samples {
         let start = Date()
-        var state = SyntheticPolicyState.make(pending: pending, transfers: transfers, now: start)
+        var state = SyntheticPolicyState.make(pending: pending, transfers: transfers, now: start, spread: spread)
         _ = state.takeChanges()
         var samples: [Double] = []
         samples.reserveCapacity(turns)

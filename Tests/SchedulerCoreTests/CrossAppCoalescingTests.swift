@@ -46,6 +46,33 @@ struct CrossAppCoalescingTests {
         #expect(plans.map(\.app) == Array(Self.apps.prefix(5)), "one turn, one launch per app")
     }
 
+    @Test func aRequestReadyWithinTheComingTurnWakesNothingOfItsOwn() throws {
+        // A sixth app's refresh is due at 104 but throttled until 106: it does not join the
+        // five's turn (something holds it at its date), yet it is ready before that turn, and
+        // would only be held for it. One wake-up at 112 still launches all six.
+        let five = Self.fiveApps()
+        var snapshot = StateSnapshot()
+        snapshot.requests = Array(five.requests.values)
+        let sixth = Self.apps[5]
+        snapshot.requests.append(PendingRequest(app: sixth, identifier: Self.refresh(sixth), kind: .appRefresh,
+                                                earliestBeginDate: at(104), submittedAt: t0))
+        snapshot.apps = [AppRecord(id: sixth, throttledUntil: at(106))]
+        let state = SchedulerState(settings: five.settings, catalog: five.catalog, snapshot: snapshot, conditions: five.conditions)
+        var wakes: [Date] = []
+        var now = t0
+        var plans: [LaunchPlan] = []
+        while plans.isEmpty {
+            now = try #require(state.nextWake(after: now))
+            wakes.append(now)
+            plans = state.dueLaunches(at: now)
+        }
+        #expect(wakes == [at(112)], "no wake-up at 106 only to hold the sixth until 112")
+        #expect(plans.map(\.app) == Array(Self.apps.prefix(6)), "one turn, one launch per app")
+        // Woken at 106 anyway (a command, say), the scheduler holds it for the same turn.
+        #expect(state.launchTurn(at: at(106)).coalescingEnds == at(112))
+        #expect(state.launchTurn(at: at(106)).blockers[TaskKey(app: sixth, identifier: Self.refresh(sixth))] == [.coalescing])
+    }
+
     @Test func aHeldLaunchShowsCoalescingWithTheTimeItEnds() throws {
         let state = Self.fiveApps()
         let turn = state.launchTurn(at: at(104))

@@ -35,6 +35,19 @@ import Testing
                 var after: [DateOrderedKeys.Entry] = []
                 keys.forEach(after: cut) { after.append($0); return true }
                 #expect(after == reference.filter { $0.date > cut }, "step \(step): after \(cut)")
+                var through: [DateOrderedKeys.Entry] = []
+                keys.forEachBackward(through: cut) { through.append($0); return true }
+                #expect(through == reference.filter { $0.date <= cut }.reversed(), "step \(step): through \(cut), backward")
+                // Past every date, before every date, and stopped part way.
+                var all: [DateOrderedKeys.Entry] = []
+                keys.forEachBackward(through: at(1000)) { all.append($0); return true }
+                #expect(all == reference.reversed())
+                var none = 0
+                keys.forEachBackward(through: at(-10)) { _ in none += 1; return true }
+                #expect(none == 0)
+                var three: [DateOrderedKeys.Entry] = []
+                keys.forEachBackward(through: cut) { three.append($0); return three.count < 3 }
+                #expect(three == Array(reference.filter { $0.date <= cut }.reversed().prefix(3)))
             }
         }
         #expect(largest > 2 * DateOrderedKeys.chunkLimit, "chunks were split")

@@ -169,10 +169,13 @@ enum ScanOfEveryRequest {
         let turn = state.launchTurn(at: now)
         var candidates: [Date] = state.nextTaskDeadline(after: now).map { [$0] } ?? []
         let coming = nextCoalescedTurn(state, turn, now: now)
+        #expect(coming.map { [$0.first, $0.date] } == state.nextCoalescedTurn(turn, now: now).map { [$0.first, $0.date] })
         for request in state.requests.values {
             guard let ready = state.timedReadiness(of: request, blockers: turn.blockers[request.key] ?? [], at: now) else { continue }
             if let ends = turn.coalescingEnds, ready <= ends { continue }
-            if let coming, coming.requests.contains(request.key) { continue }
+            // Dated from the coming group's first date on: ready no sooner than it, and held for
+            // the group until its turn (one wake-up for the lot).
+            if let coming, let date = request.earliestBeginDate, date > now, date >= coming.first { continue }
             candidates.append(ready)
         }
         if let look = turn.nextLook { candidates.append(look) }
@@ -184,7 +187,7 @@ enum ScanOfEveryRequest {
         return candidates.min()
     }
 
-    static func nextCoalescedTurn(_ state: SchedulerState, _ turn: LaunchTurn, now: Date) -> (date: Date, requests: Set<TaskKey>)? {
+    static func nextCoalescedTurn(_ state: SchedulerState, _ turn: LaunchTurn, now: Date) -> (first: Date, date: Date)? {
         guard turn.plans.isEmpty, turn.coalescingEnds == nil,
               !turn.blockers.values.contains(where: { $0 == [.launchLimit] }) else { return nil }
         var dated: [(key: TaskKey, date: Date)] = []
@@ -196,7 +199,7 @@ enum ScanOfEveryRequest {
         guard let first = dated.map(\.date).min() else { return nil }
         let group = dated.filter { $0.date <= first.addingTimeInterval(state.settings.coalescingWindowSeconds) }
         guard let last = group.map(\.date).max() else { return nil }
-        return (last, Set(group.map(\.key)))
+        return (first, last)
     }
 
     static func isWaitingOnConditions(_ state: SchedulerState, at now: Date) -> Bool {
