@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The detail view of an app: what the scheduler knows of it, and its requests, tasks and

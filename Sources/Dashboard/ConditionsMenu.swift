@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The conditions menu (`C`): flips one simulated condition per key, as `bgctl conditions set`

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Everything the dashboard shows, read from the state directory at one moment. The shell builds

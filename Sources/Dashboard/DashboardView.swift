@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The pure view: (snapshot, UI state, size, theme, glyphs) → a grid of styled cells.
@@ -10,7 +10,7 @@ public enum DashboardView {
         let layout = DashboardLayout(size: size, snapshot: snapshot, state: state)
         if layout.isTooSmall {
             let message = "terminal too small (need \(DashboardLayout.minimumSize.width)×\(DashboardLayout.minimumSize.height))"
-            let shown = glyphs == .ascii ? message.replacingOccurrences(of: "×", with: "x") : message
+            let shown = glyphs == .ascii ? message.replacing("×", with: "x") : message
             let now = "now \(size.width)x\(size.height)"
             grid.put(shown, x: max(0, (size.width - shown.count) / 2), y: max(0, size.height / 2 - 1), style: palette.error)
             grid.put(now, x: max(0, (size.width - now.count) / 2), y: size.height / 2, style: palette.text)

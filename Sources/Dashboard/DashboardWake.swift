@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// When the dashboard's timer next wakes it: the pure part of its tick, so it can be tested.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The transfer detail's lines about the question before a delayed begin (`willBeginDelayedRequest`).

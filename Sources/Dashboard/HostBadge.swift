@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One machine of `bgtop --host`, as the header shows it: its name and how its connection stands.
 public struct HostBadge: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The hosts of `bgtop --host` in the header's first line: each name with how its connection
 /// stands (`connected`, `connecting`, `lost: retry in 4 s`), the one on screen in brackets. Where

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Moving through the log and searching it: in the window when the lines are there, else by

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Draws the log pager over the whole screen: the log's lines in a box titled with the log's

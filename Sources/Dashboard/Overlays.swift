@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Boxes drawn over the panels: help, details of the selected row, confirmations.

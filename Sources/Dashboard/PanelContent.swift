@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// What each panel shows: its columns and, for one source row, its cells.

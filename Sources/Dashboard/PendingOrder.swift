@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The pending panel's order and filter, one definition for the full sort (``DashboardSnapshot/rows(_:state:)``)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// One change to the pending panel's rows, as a reader that keeps its snapshot current applies

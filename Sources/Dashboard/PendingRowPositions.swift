@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Where each pending row sits in ``DashboardSnapshot/pending``, for a reader that keeps one

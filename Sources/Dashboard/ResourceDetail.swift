@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// What a running task's launch has cost, for the detail view: the totals of its whole process

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// CPU and memory figures the way htop prints them, for the running panel and its details.
@@ -8,7 +8,7 @@ enum ResourceText {
     static func percent(_ value: Double) -> String {
         guard value.isFinite else { return "-" }
         let clamped = min(max(0, value), LaunchResources.cpuPercentRange.upperBound)
-        return String(format: clamped >= 999.95 ? "%.0f" : "%.1f", clamped)
+        return String(printf: clamped >= 999.95 ? "%.0f" : "%.1f", clamped)
     }
 
     /// `512K`, `9.5M`, `123M`, `1.2G`: binary units like htop's RES, at most four characters.
@@ -21,14 +21,14 @@ enum ResourceText {
             unit += 1
         }
         if unit == 0 { return "\(SafeNumber.int64(amount, .down))K" }
-        return amount < 10 ? String(format: "%.1f%@", amount, units[unit]) : String(format: "%.0f%@", amount, units[unit])
+        return (amount < 10 ? String(printf: "%.1f", amount) : String(printf: "%.0f", amount)) + units[unit]
     }
 
     /// `1.23 s` of CPU time, `2 min 5 s` past a minute. Clamped to the range a file may hold
     /// (``LaunchResources/cpuSecondsRange``), so a figure that slipped past the decoder cannot trap.
     static func cpuTime(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "-" }
-        if seconds < 60 { return String(format: "%.2f s", max(0, seconds)) }
+        if seconds < 60 { return String(printf: "%.2f s", max(0, seconds)) }
         let whole = SafeNumber.int64(min(seconds, LaunchResources.cpuSecondsRange.upperBound), .down)
         return "\(whole / 60) min \(whole % 60) s"
     }

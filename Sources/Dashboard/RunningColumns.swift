@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The running panel's columns: each handler's budget, and what its launch costs (CPU% and MEM

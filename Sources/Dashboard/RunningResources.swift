@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The resource monitor's sample arranged for the running panel: each launch's figures by launch

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Small formatting helpers for cells.
@@ -29,7 +29,7 @@ enum TextFormat {
             amount /= 1000
             unit += 1
         }
-        return unit == 0 ? "\(value) B" : String(format: "%.1f %@", amount, units[unit])
+        return unit == 0 ? "\(value) B" : String(printf: "%.1f ", amount) + units[unit]
     }
 
     /// A bar of `width` cells filled to `fraction`.
@@ -44,7 +44,7 @@ enum TextFormat {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = calendar.dateComponents([.hour, .minute, .second], from: date)
-        let hm = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-        return seconds ? hm + String(format: ":%02d", parts.second ?? 0) : hm
+        let hm = String(printf: "%02ld:%02ld", parts.hour ?? 0, parts.minute ?? 0)
+        return seconds ? hm + String(printf: ":%02ld", parts.second ?? 0) : hm
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds themes by name or path.
 ///
@@ -57,7 +58,7 @@ public struct ThemeCatalog: Sendable {
     /// The theme called `nameOrPath`, or why not.
     public func load(_ nameOrPath: String) -> Result<Theme, ThemeError> {
         if nameOrPath.contains("/") || nameOrPath.hasSuffix(".theme") {
-            let path = (nameOrPath as NSString).expandingTildeInPath
+            let path = ThemeCatalog.expandingTilde(nameOrPath)
             if nameOrPath.contains("/") || FileManager.default.fileExists(atPath: path) {
                 return ThemeCatalog.loadFile(path)
             }
@@ -85,17 +86,13 @@ public struct ThemeCatalog: Sendable {
         func unreadable(_ why: String) -> Result<Theme, ThemeError> {
             .failure(ThemeError(theme: name, path: path, reason: .unreadable(why)))
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return unreadable("no such file")
-        }
-        guard !isDirectory.boolValue else { return unreadable("is a directory, not a theme file") }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
-            return unreadable("not a regular file")
-        }
-        if let size = attributes?[.size] as? NSNumber, size.intValue > maximumFileSize {
-            return unreadable("too big for a theme file (\(size.intValue) bytes)")
+        // A theme may be a link (a dotfiles folder): what it points at is checked.
+        var info = stat()
+        guard stat(path, &info) == 0 else { return unreadable("no such file") }
+        guard info.st_mode & S_IFMT != S_IFDIR else { return unreadable("is a directory, not a theme file") }
+        guard info.st_mode & S_IFMT == S_IFREG else { return unreadable("not a regular file") }
+        if info.st_size > maximumFileSize {
+            return unreadable("too big for a theme file (\(info.st_size) bytes)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             return unreadable("cannot be read (permission denied?)")
@@ -122,8 +119,24 @@ public struct ThemeCatalog: Sendable {
     }
 
     private static func themeName(forPath path: String) -> String {
-        let file = (path as NSString).lastPathComponent
+        let file = URL(fileURLWithPath: path).lastPathComponent
         return file.hasSuffix(".theme") && file.count > ".theme".count ? String(file.dropLast(".theme".count)) : file
+    }
+
+    /// `~` and `~/…` as the home directory, `~user/…` as that user's, as a shell expands them.
+    static func expandingTilde(_ path: String) -> String {
+        guard path.hasPrefix("~") else { return path }
+        let slash = path.firstIndex(of: "/") ?? path.endIndex
+        let user = String(path[path.index(after: path.startIndex)..<slash])
+        let home: String?
+        if user.isEmpty, let value = getenv("HOME"), value.pointee != 0 {
+            home = String(cString: value)
+        } else {
+            let entry = user.isEmpty ? getpwuid(getuid()) : getpwnam(user)
+            home = entry.flatMap { $0.pointee.pw_dir }.map { String(cString: $0) }
+        }
+        guard let home else { return path }
+        return home + path[slash...]
     }
 
     private static func join(_ directory: String, _ component: String) -> String {
@@ -131,7 +144,9 @@ public struct ThemeCatalog: Sendable {
     }
 
     private static func parent(_ path: String) -> String {
-        let result = (path as NSString).deletingLastPathComponent
+        let cut = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+        guard let slash = cut.lastIndex(of: "/") else { return "/" }
+        let result = String(cut[..<slash])
         return result.isEmpty ? "/" : result
     }
 
@@ -149,7 +164,7 @@ public struct ThemeCatalog: Sendable {
             absolute = join(FileManager.default.currentDirectoryPath, executablePath)
         }
         let lexical = lexicallyNormalized(absolute)
-        let resolved = (lexical as NSString).resolvingSymlinksInPath
+        let resolved = URL(fileURLWithPath: lexical).resolvingSymlinksInPath().path
         return resolved == lexical ? [lexical] : [lexical, resolved]
     }
 
@@ -167,10 +182,10 @@ public struct ThemeCatalog: Sendable {
     private static func packageThemesDirectory(above executable: String) -> String? {
         var directory = parent(executable)
         while true {
-            var isDirectory: ObjCBool = false
             let themes = join(directory, "Themes")
+            var info = stat()
             if FileManager.default.fileExists(atPath: join(directory, "Package.swift")),
-               FileManager.default.fileExists(atPath: themes, isDirectory: &isDirectory), isDirectory.boolValue {
+               stat(themes, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
                 return themes
             }
             if directory == "/" { return nil }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where the timeline looks: its zoom, how far it is scrolled from now, the selected lane, and
 /// whether the selected lane's runs are listed. Pure data, kept in the overlay while it is open.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// The timeline, drawn over the panels: a lane per app over a window of time, each run a bar

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An app's week of use in the detail view: seven rows (Monday first) of 24 hours, each hour a
 /// block coloured by how likely a use is then (the theme's `temp` gradient), `··` for never.
@@ -9,7 +9,7 @@ enum UsageHeatMap {
     /// text ``draw(_:week:x:y:palette:)`` paints over.
     static func lines() -> [(String, String)] {
         // Two cells an hour: a mark every six hours.
-        let scale = [0, 6, 12, 18].map { String($0).padding(toLength: 12, withPad: " ", startingAt: 0) }.joined()
+        let scale = [0, 6, 12, 18].map { String($0).padded(toWidth: 12) }.joined()
         return [("week of use", scale + "(hours, local time)")] + days.map { ("  " + $0, String(repeating: " ", count: 48)) }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// How the dashboard shows an app's standing for VoIP pushes (``VoIPState``): a word in the

@@ -1,5 +1,5 @@
 import Dashboard
-import Foundation
+import FoundationEssentials
 import SchedulerCore
 import TaskState
 

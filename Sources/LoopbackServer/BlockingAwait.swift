@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 /// Runs async work (starting or stopping a loopback server) from synchronous code and waits for

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -83,11 +83,10 @@ final class TopicHub: Sendable {
                     Self.write("this is not json {\n", on: channel)
                 case .huge(let bytes):
                     let padding = String(repeating: "x", count: max(0, bytes - 80))
-                    Self.write(TopicMessage.line(["id": TopicMessage.newID(), "event": "message", "topic": topic,
-                                                  "message": padding]) + "\n", on: channel)
+                    Self.write(TopicMessage.line(.init(id: TopicMessage.newID(), event: "message", topic: topic, message: padding)) + "\n", on: channel)
                 case .closeMidLine:
-                    let line = TopicMessage.line(["id": TopicMessage.newID(), "event": "message", "topic": topic,
-                                                  "message": #"{"aps":{"content-available":1}}"#])
+                    let line = TopicMessage.line(.init(id: TopicMessage.newID(), event: "message", topic: topic,
+                                                            message: #"{"aps":{"content-available":1}}"#))
                     // Flushed, then closed without the chunked body's last chunk: an abrupt end.
                     let half = String(line.prefix(line.count / 2))
                     Self.later(channel) {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TaskState
 
 /// One message of a ``PushTopicServer`` topic, as ntfy stores and streams it.
 public struct TopicMessage: Hashable, Sendable {
@@ -17,20 +18,29 @@ public struct TopicMessage: Hashable, Sendable {
 
     /// The line of the JSON stream (`GET /<topic>/json`) that carries it, without the newline.
     public var streamLine: String {
-        var object: [String: Any] = [
-            "id": id, "time": time, "expires": expires, "event": "message", "topic": topic, "message": message,
-        ]
-        if let priority { object["priority"] = priority }
-        return Self.line(object)
+        Self.line(StreamEvent(id: id, time: time, expires: expires, event: "message", topic: topic, message: message, priority: priority))
     }
 
     /// A line for an event without a message (`open`, `keepalive`).
     static func eventLine(_ event: String, topic: String, now: Date) -> String {
-        line(["id": newID(), "time": Int(now.timeIntervalSince1970), "event": event, "topic": topic])
+        line(StreamEvent(id: newID(), time: Int(now.timeIntervalSince1970), event: event, topic: topic))
     }
 
-    static func line(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    /// One object of ntfy's JSON stream; absent fields are left out, as ntfy leaves them.
+    struct StreamEvent: Encodable {
+        var id: String
+        var time: Int?
+        var expires: Int?
+        var event: String
+        var topic: String
+        var message: String?
+        var priority: Int?
+    }
+
+    static func line(_ event: StreamEvent) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(event)) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -42,7 +52,7 @@ public struct TopicMessage: Hashable, Sendable {
 
     /// ntfy's `Priority` header: a number 1–5 or its name; `nil` for anything else.
     static func priority(header: String) -> Int? {
-        switch header.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch header.trimmed(of: [" ", "\t"]).lowercased() {
         case "1", "min": return 1
         case "2", "low": return 2
         case "3", "default": return 3

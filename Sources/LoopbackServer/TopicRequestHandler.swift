@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NIOCore
 import NIOHTTP1
 
@@ -64,11 +64,15 @@ final class TopicRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 
-    /// `a=b&c=d`, percent-decoded.
+    /// `a=b&c=d`, percent-decoded (URLComponents; a query it refuses is taken as written).
     private static func query(_ text: String) -> [String: String] {
         var result: [String: String] = [:]
+        if let items = URLComponents(string: "?" + text)?.queryItems {
+            for item in items where !item.name.isEmpty { result[item.name] = item.value ?? "" }
+            return result
+        }
         for pair in text.split(separator: "&") {
-            let halves = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+            let halves = pair.split(separator: "=", maxSplits: 1).map(String.init)
             if let name = halves.first { result[name] = halves.count > 1 ? halves[1] : "" }
         }
         return result

@@ -14,7 +14,9 @@ struct TurnBench: InterruptibleBench {
         needing the network; waiting transfers, dated or backing off) and times the turns a single \
         command causes in bgtaskd: the command applied, what time decides (effectsOfTime) and when to \
         wake next (wakePlan), then the changes taken for the commit. Turns alternate a submit and a \
-        cancel of one request, so the state keeps its size. No files are written in phase 1. Phase 2 puts \
+        cancel of one request, so the state keeps its size. No files are written in phase 1. Phase 1b \
+        does the same with every dated request due within one coalescing window (a burst submitted \
+        for one hour), where the turn must find the coalesced group's end without walking it. Phase 2 puts \
         the same states in a real bgtaskd (files written before it starts, with manifests for every app) \
         and sends the same commands as bgctl does (CommandChannel.send over the command socket): round \
         trip and bgtaskd's CPU per command, commit included. The ratio is each row's median over the \

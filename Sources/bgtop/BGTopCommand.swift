@@ -1,7 +1,8 @@
 import ArgumentParser
 import CursesTerminal
 import Dashboard
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// `bgtop`: the live dashboard of background work.
@@ -153,7 +154,7 @@ struct BGTopCommand: ParsableCommand {
 
     private func fail(_ message: String, status: Int32 = 1) -> Never {
         // One line, nothing the terminal would act on: a message may quote a path or a file's text.
-        FileHandle.standardError.write(Data("bgtop: \(TerminalText.escaped(message))\n".utf8))
-        Foundation.exit(status)
+        StandardStreams.write(Data("bgtop: \(TerminalText.escaped(message))\n".utf8), to: STDERR_FILENO)
+        Glibc.exit(status)
     }
 }

@@ -1,5 +1,5 @@
 import Dashboard
-import Foundation
+import FoundationEssentials
 
 /// `bgtop --batch`: the dashboard drawn once into a tall grid, as plain text, like `top -b`.
 enum BatchOutput {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import TaskState
 
@@ -25,7 +26,7 @@ final class CommandDispatch: Sendable {
 
     func send(_ action: CommandAction, summary: String) {
         let command = Command(issuedAt: Date(), issuerPID: getpid(), action: action)
-        Thread.detachNewThread { [self] in
+        DetachedThread.start(name: "bgtop command") { [self] in
             let result: StatusReport
             do {
                 switch try channel.send(command, timeout: 5) {

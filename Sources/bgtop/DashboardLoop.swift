@@ -1,7 +1,8 @@
 import CLinuxSupport
 import CursesTerminal
 import Dashboard
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// The dashboard's event loop: one `poll` over the terminal, the state source's descriptors

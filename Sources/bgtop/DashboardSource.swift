@@ -1,5 +1,5 @@
 import Dashboard
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Where the dashboard's state comes from and where its commands go: the local state directory

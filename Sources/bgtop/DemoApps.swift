@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// The demo's apps: a weather app refreshing every few seconds, a backup job that sometimes
@@ -119,26 +120,35 @@ enum DemoApps {
         try library.write(toFile: libraryPath, atomically: true, encoding: .utf8)
         if let stormy {
             let config = "\(root)/stormy.json"
-            try JSONSerialization.data(withJSONObject: ["weatherURL": stormy.weatherURL]).write(to: URL(fileURLWithPath: config))
-            let manifest: [String: Any] = [
-                "id": stormyID, "executable": stormy.executable, "arguments": ["--config", config, "--every", "6"],
-                "permittedIdentifiers": [stormyRefresh], "backgroundModes": ["fetch", "remote-notification"],
-                "push": [["ntfy": pushTopic]],
+            try json(.object(["weatherURL": .string(stormy.weatherURL)])).write(to: URL(fileURLWithPath: config))
+            let manifest: [String: JSONValue] = [
+                "id": .string(stormyID), "executable": .string(stormy.executable),
+                "arguments": strings(["--config", config, "--every", "6"]),
+                "permittedIdentifiers": strings([stormyRefresh]), "backgroundModes": strings(["fetch", "remote-notification"]),
+                "push": .array([.object(["ntfy": .string(pushTopic)])]),
             ]
-            let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
-            try writeManifest(data, to: "\(configDirectory)/apps/\(stormyID).json")
+            try writeManifest(json(.object(manifest)), to: "\(configDirectory)/apps/\(stormyID).json")
         }
         for app in apps where stormy == nil || app.id != "com.example.weather" {
             let scriptPath = "\(root)/\(app.id).sh"
             try ("#!/bin/bash\n. '\(libraryPath)'\n" + app.script + "\n").write(toFile: scriptPath, atomically: true, encoding: .utf8)
             chmod(scriptPath, 0o755)
-            var manifest: [String: Any] = [
-                "id": app.id, "executable": scriptPath, "permittedIdentifiers": app.identifiers, "backgroundModes": app.modes,
+            var manifest: [String: JSONValue] = [
+                "id": .string(app.id), "executable": .string(scriptPath), "permittedIdentifiers": strings(app.identifiers),
+                "backgroundModes": strings(app.modes),
             ]
-            if app.push { manifest["push"] = [["ntfy": pushTopic]] }
-            let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
-            try writeManifest(data, to: "\(configDirectory)/apps/\(app.id).json")
+            if app.push { manifest["push"] = .array([.object(["ntfy": .string(pushTopic)])]) }
+            try writeManifest(json(.object(manifest)), to: "\(configDirectory)/apps/\(app.id).json")
         }
+    }
+
+    private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+
+    /// `value` as a manifest is written by hand: indented, keys sorted.
+    private static func json(_ value: JSONValue) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
     }
 
     /// Writes a manifest 0644 whatever the umask: the scheduler refuses one others could write.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import SchedulerRuntime
 import TaskState
@@ -112,9 +113,9 @@ struct DemoLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        guard let handle = FileHandle(forWritingAtPath: path) else { return }
-        defer { try? handle.close() }
-        handle.seekToEndOfFile()
-        handle.write(Data("\(JSONFormat.string(from: Date())) \(event.level) \(event.message)\n".utf8))
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        StandardStreams.write(Data("\(JSONFormat.string(from: Date())) \(event.level) \(event.message)\n".utf8), to: descriptor)
     }
 }

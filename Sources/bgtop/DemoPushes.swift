@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import LoopbackServer
 
 /// The demo's push server: a loopback ntfy server whose topic Stormy and the alerts app subscribe

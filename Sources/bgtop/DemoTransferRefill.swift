@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskState
 
 /// Keeps the demo's transfers panel moving: when a download completes, the next podcast episode

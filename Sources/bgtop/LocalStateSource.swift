@@ -1,7 +1,7 @@
 import CLinuxSupport
 import Dashboard
 import DashboardFeed
-import Foundation
+import FoundationEssentials
 import StateFeed
 import TaskState
 #if canImport(Glibc)

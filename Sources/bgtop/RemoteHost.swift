@@ -1,5 +1,5 @@
 import Dashboard
-import Foundation
+import FoundationEssentials
 import StateFeed
 import TaskState
 #if canImport(Glibc)
@@ -73,7 +73,7 @@ final class RemoteHost {
         guard let process else { return changed }
         if ready.contains(1) {
             for case .text(let line) in complaints.read(from: process.errors) {
-                let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let text = String(decoding: line, as: UTF8.self).trimmedWhitespace()
                 if !text.isEmpty { lastComplaint = String(text.prefix(200)) }
             }
         }
@@ -179,9 +179,10 @@ final class RemoteHost {
     /// Asks the watch for a part of a log; the answer comes back as a `log` line. A read that
     /// cannot be sent is answered at once with nothing, so the pager does not wait.
     func readLog(_ request: LogRequest) {
-        let fields: [String: Any]? = (try? JSONFormat.encodeLine(request)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let fields = (try? JSONFormat.encodeLine(request)).flatMap(JSONValue.init(parsing:))
         let id = "log-\(nextRequest)"
-        guard process != nil, case .connected = connection, let fields, queue(["type": "log", "id": id, "request": fields]) else {
+        guard process != nil, case .connected = connection, let fields,
+              queue(.object(["type": .string("log"), "id": .string(id), "request": fields])) else {
             unanswered(request, problem: "\(name) is not connected")
             return
         }
@@ -212,12 +213,12 @@ final class RemoteHost {
 
     private func sendFollow() {
         guard process != nil else { return }
-        _ = queue(["type": "follow", "app": followedLog.map { $0.rawValue as Any } ?? NSNull()])
+        _ = queue(.object(["type": .string("follow"), "app": followedLog.map { .string($0.rawValue) } ?? .null]))
     }
 
     /// Queues one request line for ssh's stdin; false when it cannot be made or would overfill.
-    private func queue(_ request: [String: Any]) -> Bool {
-        guard var line = try? JSONSerialization.data(withJSONObject: request, options: [.sortedKeys, .withoutEscapingSlashes]),
+    private func queue(_ request: JSONValue) -> Bool {
+        guard var line = Self.line(request),
               unsent.count + line.count < Self.maximumUnsent else { return false }
         line.append(0x0A)
         unsent.append(line)
@@ -236,13 +237,18 @@ final class RemoteHost {
     /// the watch fills in.
     static func requestLine(_ action: CommandAction, id: String) -> Data? {
         let command = Command(issuedAt: Date(), action: action)
-        guard let encoded = try? JSONFormat.encodeLine(command),
-              var fields = try? JSONSerialization.jsonObject(with: encoded) as? [String: Any] else { return nil }
+        guard let encoded = try? JSONFormat.encodeLine(command), var fields = JSONValue(parsing: encoded)?.object else { return nil }
         for reserved in ["id", "issuedAt", "issuerPID", "launchToken", "format"] { fields[reserved] = nil }
-        let request: [String: Any] = ["type": "command", "id": id, "command": fields]
-        guard var line = try? JSONSerialization.data(withJSONObject: request, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
+        guard var line = line(.object(["type": .string("command"), "id": .string(id), "command": .object(fields)])) else { return nil }
         line.append(0x0A)
         return line
+    }
+
+    /// A request as one line of JSON (without its newline), keys sorted.
+    private static func line(_ request: JSONValue) -> Data? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try? encoder.encode(request)
     }
 
     private func connect() {
@@ -272,7 +278,7 @@ final class RemoteHost {
         guard let process else { return }
         // ssh's last words explain most failures; read what it wrote before it went.
         for case .text(let line) in complaints.read(from: process.errors) {
-            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: line, as: UTF8.self).trimmedWhitespace()
             if !text.isEmpty { lastComplaint = String(text.prefix(200)) }
         }
         let status = process.end()

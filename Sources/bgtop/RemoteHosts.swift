@@ -1,5 +1,6 @@
 import Dashboard
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskState
 
 /// The machines of `bgtop --host`, all connected at once so the header can say how each one

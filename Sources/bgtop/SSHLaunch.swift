@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The command line that opens the feed of one host: the ssh command (`$BGTOP_SSH_COMMAND`, like
 /// git's `GIT_SSH_COMMAND`, run by `/bin/sh` so it may carry options and quotes; default `ssh`),
@@ -31,7 +31,7 @@ struct SSHLaunch: Equatable {
 
     init(host: String, sshCommand: String?, remoteBgctl: String, state: String?, config: String?) {
         self.host = host
-        let command = (sshCommand?.trimmingCharacters(in: .whitespaces)).flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultCommand
+        let command = (sshCommand?.trimmed(of: [" ", "\t"])).flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultCommand
         var remote = [remoteBgctl, "watch", "--json"]
         if let state { remote += ["--state", state] }
         if let config { remote += ["--config", config] }
@@ -41,6 +41,6 @@ struct SSHLaunch: Equatable {
 
     /// `text` in single quotes for a POSIX shell.
     static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + text.replacing("'", with: "'\\''") + "'"
     }
 }

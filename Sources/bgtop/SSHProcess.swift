@@ -1,5 +1,5 @@
 import CLinuxSupport
-import Foundation
+import FoundationEssentials
 import TaskState
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import Dashboard
 import DashboardFeed
-import Foundation
+import FoundationEssentials
 import SchedulerCore
 import StateFeed
 import TaskState
