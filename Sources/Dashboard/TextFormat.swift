@@ -42,7 +42,7 @@ enum TextFormat {
     /// `HH:MM:SS` in UTC for event times (the state is all UTC).
     static func clock(_ date: Date, seconds: Bool = true) -> String {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = .gmt
         let parts = calendar.dateComponents([.hour, .minute, .second], from: date)
         let hm = String(printf: "%02ld:%02ld", parts.hour ?? 0, parts.minute ?? 0)
         return seconds ? hm + String(printf: ":%02ld", parts.second ?? 0) : hm
