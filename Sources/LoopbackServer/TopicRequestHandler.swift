@@ -64,14 +64,15 @@ final class TopicRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 
-    /// `a=b&c=d`, percent-decoded (URLComponents; a query it refuses is taken as written).
+    /// `a=b&c=d`, each pair percent-decoded as URLComponents decodes it; a pair it refuses (a
+    /// stray `%`, a space) is taken as written.
     private static func query(_ text: String) -> [String: String] {
         var result: [String: String] = [:]
-        if let items = URLComponents(string: "?" + text)?.queryItems {
-            for item in items where !item.name.isEmpty { result[item.name] = item.value ?? "" }
-            return result
-        }
         for pair in text.split(separator: "&") {
+            if let item = URLComponents(string: "?" + pair)?.queryItems?.first, !item.name.isEmpty {
+                result[item.name] = item.value ?? ""
+                continue
+            }
             let halves = pair.split(separator: "=", maxSplits: 1).map(String.init)
             if let name = halves.first { result[name] = halves.count > 1 ? halves[1] : "" }
         }

@@ -20,7 +20,7 @@ enum SyntheticPolicyState {
 
     /// The state's parts: what a state folder would hold, the apps' manifests, and conditions.
     /// Dated requests come due from a minute on, spread over `spread` seconds (a day; less than
-    /// the coalescing window puts them all in one coalesced turn, a burst submitted for one hour).
+    /// the coalescing window puts them all in one coalesced turn: a burst all due within the same minutes).
     static func build(pending: Int, transfers: Int, now: Date, seed: UInt64 = 20, spread: Double = 86_400)
         -> (snapshot: StateSnapshot, manifests: [Identifier: AppManifest], conditions: ConditionsRecord) {
         var random = SplitMix64(seed: seed)

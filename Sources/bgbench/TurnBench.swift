@@ -15,8 +15,8 @@ struct TurnBench: InterruptibleBench {
         command causes in bgtaskd: the command applied, what time decides (effectsOfTime) and when to \
         wake next (wakePlan), then the changes taken for the commit. Turns alternate a submit and a \
         cancel of one request, so the state keeps its size. No files are written in phase 1. Phase 1b \
-        does the same with every dated request due within one coalescing window (a burst submitted \
-        for one hour), where the turn must find the coalesced group's end without walking it. Phase 2 puts \
+        does the same with every dated request due within one coalescing window (a burst all due \
+        within the same minutes), where the turn must find the coalesced group's end without walking it. Phase 2 puts \
         the same states in a real bgtaskd (files written before it starts, with manifests for every app) \
         and sends the same commands as bgctl does (CommandChannel.send over the command socket): round \
         trip and bgtaskd's CPU per command, commit included. The ratio is each row's median over the \
@@ -77,7 +77,7 @@ struct TurnBench: InterruptibleBench {
         let rows = try Self.policyRows(pending, transfers: transfers, turns: turns, spread: 86_400)
         Console.table(rows)
         if !windowPending.isEmpty {
-            // A burst submitted for one hour: the coalesced turn holds every dated request, and
+            // A burst all due within the same minutes: the coalesced turn holds every dated request, and
             // finding its end must not mean walking all of them at every turn.
             Console.line()
             Console.line("1b. The same, every dated request due within one coalescing window (\(Int(SchedulerSettings().coalescingWindowSeconds)) s).")

@@ -16,25 +16,33 @@ import Testing
     static let modules = ["TaskState", "SchedulerCore", "TransferCore", "SchedulerRuntime", "TransferEngine", "StateMetrics",
                           "StateFeed", "Dashboard", "DashboardFeed", "CursesTerminal", "LoopbackServer", "bgtaskd", "bgctl", "bgtop"]
 
-    /// What none of them may use, as parts of mangled names: Foundation's modules, and the
-    /// FoundationEssentials calls whose answer depends on Foundation being linked.
+    /// What none of them may use, as parts of mangled names: Foundation's modules (their types,
+    /// and their extensions of other modules' types, `$sSS10FoundationE…` for `String(format:)`),
+    /// and the FoundationEssentials calls whose answer depends on Foundation being linked.
     static let forbidden: [(part: String, what: String)] = [
-        ("$s10Foundation", "Foundation (import FoundationEssentials instead)"),
-        ("$s19FoundationNetworking", "FoundationNetworking"),
-        ("$s30FoundationInternationalization", "FoundationInternationalization"),
+        ("10Foundation", "Foundation (import FoundationEssentials instead)"),
+        ("19FoundationNetworking", "FoundationNetworking"),
+        ("30FoundationInternationalization", "FoundationInternationalization"),
         ("$s20FoundationEssentials8TimeZoneV10identifier", "TimeZone(identifier:) (nil without Foundation; use .gmt or TaskState's WallClockZone)"),
+        ("$s20FoundationEssentials8TimeZoneV12abbreviation", "TimeZone(abbreviation:)"),
         ("$s20FoundationEssentials8TimeZoneV7current", "TimeZone.current (GMT without Foundation; use WallClockZone)"),
+        ("$s20FoundationEssentials8TimeZoneV19autoupdatingCurrent", "TimeZone.autoupdatingCurrent"),
         ("$s20FoundationEssentials8CalendarV7current", "Calendar.current"),
+        ("$s20FoundationEssentials8CalendarV19autoupdatingCurrent", "Calendar.autoupdatingCurrent"),
         ("$s20FoundationEssentials6LocaleV", "Locale"),
     ]
+
+    /// The libraries an object asks the linker for (`import Foundation` alone adds `-lFoundation`,
+    /// even when nothing of Foundation's is used).
+    static let forbiddenLibraries = ["-lFoundation", "-lFoundationNetworking", "-lFoundationInternationalization"]
 
     @Test(arguments: modules)
     func theModuleUsesFoundationEssentialsAlone(module: String) throws {
         let folder = TestEnvironment.binaries + "/\(module).build"
         let objects = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".swift.o") }.sorted()
         try #require(!objects.isEmpty, "\(folder) holds the module's objects (swift build --build-tests)")
-        let listing = try BoundedProcess.run(["/usr/bin/env", "nm", "--undefined-only", "--print-file-name"] + objects.map { "\(folder)/\($0)" },
-                                             timeout: 120)
+        let paths = objects.map { "\(folder)/\($0)" }
+        let listing = try BoundedProcess.run(["/usr/bin/env", "nm", "--undefined-only", "--print-file-name"] + paths, timeout: 120)
         try #require(listing.status == 0, "nm (binutils) lists the objects' symbols: \(listing.stderr)")
         let lines = listing.stdout.split(separator: "\n")
         #expect(lines.count > objects.count, "the objects refer to symbols they do not define")
@@ -43,6 +51,14 @@ import Testing
                 String(line.split(separator: ":").first.map { $0.split(separator: "/").last ?? $0 } ?? line)
             }
             #expect(users.isEmpty, "\(module) uses \(what): \(Array(Set(users)).sorted().prefix(5))")
+        }
+        // "-lFoundationEssentials" is fine; only whole entries count.
+        let entries = try BoundedProcess.run(["/usr/bin/env", "readelf", "-p", ".swift1_autolink_entries"] + paths, timeout: 120)
+        try #require(entries.status == 0, "readelf (binutils) dumps the objects' autolink entries: \(entries.stderr)")
+        #expect(entries.stdout.contains("-lswiftCore"), "the dump lists the objects' libraries")
+        let asked = entries.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+        for library in Self.forbiddenLibraries {
+            #expect(!asked.contains(library), "\(module) imports a Foundation module (\(library)); import FoundationEssentials instead")
         }
     }
 

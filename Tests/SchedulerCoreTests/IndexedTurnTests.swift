@@ -35,6 +35,14 @@ import Testing
                 #expect(joined == blockers, "seed \(seed), step \(step): joined blockers of \(request.key)")
             }
             #expect(state.nextWake(after: now) == ScanOfEveryRequest.nextWake(state, after: now), "seed \(seed), step \(step): next wake")
+            // Apart from the oracle's rules: when nothing launches now, nothing would launch at a
+            // request's date or a throttle's end before the wake the scheduler sets.
+            if full.plans.isEmpty {
+                let wake = state.nextWake(after: now)
+                for edge in Set(edges) where edge > now && wake.map({ edge < $0 }) ?? true {
+                    #expect(state.launchTurn(at: edge).plans.isEmpty, "seed \(seed), step \(step): a launch at \(edge), before the wake at \(String(describing: wake))")
+                }
+            }
             #expect(state.isWaitingOnConditions(at: now) == ScanOfEveryRequest.isWaitingOnConditions(state, at: now),
                     "seed \(seed), step \(step): waiting on conditions")
             let plan = state.wakePlan(after: now)
