@@ -42,17 +42,27 @@ struct PushCommand: ParsableCommand {
         try CommandSender(locations: locations).send(.push(request), needsScheduler: nowOnly)
     }
 
+    /// What `--payload-file` reads at most: well past the payload limit (4096 bytes), so the
+    /// size error names the real size of anything near it.
+    static let maximumInput = 1 << 20
+
     private func readPayload() throws -> PushPayload {
         var text = payload
         if let payloadFile {
             let data: Data
-            do {
-                // Read whole up to a bound well past the limit, so the size error names the real size.
-                data = payloadFile == "-" ? StandardStreams.readToEnd()
-                    : try StateFiles.read(payloadFile, maximumSize: 1 << 20, followingLinks: true)
-            } catch {
-                printError("cannot read --payload-file: \(error)")
-                throw BGCtl.Exit.refused
+            if payloadFile == "-" {
+                guard let input = StandardStreams.readToEnd(maximumSize: Self.maximumInput) else {
+                    printError("cannot read --payload-file: standard input holds more than \(Self.maximumInput) bytes")
+                    throw BGCtl.Exit.refused
+                }
+                data = input
+            } else {
+                do {
+                    data = try StateFiles.read(payloadFile, maximumSize: Self.maximumInput, followingLinks: true)
+                } catch {
+                    printError("cannot read --payload-file: \(error)")
+                    throw BGCtl.Exit.refused
+                }
             }
             text = String(decoding: data, as: UTF8.self)
         }

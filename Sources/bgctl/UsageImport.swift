@@ -110,7 +110,13 @@ struct UsageImport: ParsableCommand {
     }
 
     private func read(_ path: String, what: String) throws -> Data {
-        if path == "-" { return StandardStreams.readToEnd() }
+        if path == "-" {
+            guard let input = StandardStreams.readToEnd(maximumSize: 1 << 30) else {
+                printError("cannot read the \(what): standard input holds more than \(1 << 30) bytes")
+                throw BGCtl.Exit.refused
+            }
+            return input
+        }
         do {
             return try StateFiles.read(path, maximumSize: 1 << 30, followingLinks: true)
         } catch {

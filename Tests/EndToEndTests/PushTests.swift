@@ -125,6 +125,23 @@ import TaskState
         #expect(try Inbox(paths: env.paths).waiting().isEmpty, "nothing was written")
     }
 
+    @Test func anEndlessStandardInputIsRefusedAtTheBound() throws {
+        // `--payload-file -` fed forever (`< /dev/zero`): read up to 1 MiB, then one line and exit 1,
+        // not a read that fills memory until the machine gives out.
+        let env = try TestEnvironment()
+        try Self.addAlertsApp(env)
+        let command = "exec '\(TestEnvironment.binaries)/bgctl' push \(Self.app) --payload-file - --state '\(env.state)' --config '\(env.config)' < /dev/zero"
+        let result = try BoundedProcess.run(["/bin/sh", "-c", command], timeout: 60)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr == "bgctl: cannot read --payload-file: standard input holds more than 1048576 bytes\n", "\(result)")
+        #expect(try Inbox(paths: env.paths).waiting().isEmpty, "nothing was written")
+        // A payload on standard input that ends is read as before.
+        let file = env.root + "/payload.json"
+        try Data(#"{"aps":{"content-available":1},"x":"\#(String(repeating: "y", count: 4100))"}"#.utf8).write(to: URL(fileURLWithPath: file))
+        let piped = try BoundedProcess.run(["/bin/sh", "-c", "exec '\(TestEnvironment.binaries)/bgctl' push \(Self.app) --payload-file - --state '\(env.state)' --config '\(env.config)' < '\(file)'"], timeout: 60)
+        #expect(piped.status == 1 && piped.stderr == "bgctl: push payload is 4138 bytes; at most 4096 are allowed\n", "\(piped)")
+    }
+
     @Test func aPushForAnAppWithoutTheModeOrUnknownIsRefused() throws {
         let env = try TestEnvironment()
         try env.addApp("com.example.plain", identifiers: ["com.example.plain.refresh"], script: "exit 0")
