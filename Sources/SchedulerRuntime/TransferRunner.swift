@@ -82,8 +82,11 @@ final class TransferRunner {
 
     /// Pauses every attempt and waits for the engine to let go of its threads.
     func shutdown() {
-        let done = DispatchSemaphore(value: 0)
         let engine = engine
+        // A task would start the concurrency pool's threads (SwiftNIO's event loops) only to find
+        // that no transfer ever ran.
+        guard !engine.neverStarted else { return }
+        let done = DispatchSemaphore(value: 0)
         Task {
             await engine.shutdown()
             done.signal()

@@ -107,6 +107,12 @@ public final class TransferEngine: Sendable {
         state.withLock { $0.lease != nil }
     }
 
+    /// Whether the engine never made an HTTP client: nothing runs, nothing is open or closing, so
+    /// ``shutdown()`` has nothing to wait for.
+    public var neverStarted: Bool {
+        state.withLock { $0.running.isEmpty && $0.lease == nil && $0.closing == nil }
+    }
+
     /// Pauses every running transfer, waits for their final events, and waits until every HTTP
     /// client the engine made has shut down and its thread has ended.
     public func shutdown() async {

@@ -68,17 +68,20 @@ struct ProgressTests {
     func clientOnlyWhileRunning() async throws {
         try await withFixture { fixture in
             #expect(!fixture.engine.hasHTTPClient)
+            #expect(fixture.engine.neverStarted, "a shutdown now has nothing to wait for")
             let (stream, continuation) = AsyncStream<TransferEvent>.makeStream()
             try fixture.engine.start(fixture.download("lazy", "/generated/200000?rate=400000")) { event in
                 continuation.yield(event)
                 if event.isFinal { continuation.finish() }
             }
             #expect(fixture.engine.hasHTTPClient)
+            #expect(!fixture.engine.neverStarted)
             #expect(fixture.engine.runningKeys == [fixture.key("lazy")])
             var final: TransferEvent.Kind?
             for await event in stream where event.isFinal { final = event.kind }
             #expect(final == .completed(statusCode: 200))
             #expect(!fixture.engine.hasHTTPClient)
+            #expect(!fixture.engine.neverStarted, "the client's close is still waited for at shutdown")
             #expect(fixture.engine.runningKeys.isEmpty)
         }
     }
