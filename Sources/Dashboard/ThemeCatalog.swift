@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import TaskState
 
 /// Finds themes by name or path.
 ///
@@ -86,16 +87,19 @@ public struct ThemeCatalog: Sendable {
         func unreadable(_ why: String) -> Result<Theme, ThemeError> {
             .failure(ThemeError(theme: name, path: path, reason: .unreadable(why)))
         }
-        // A theme may be a link (a dotfiles folder): what it points at is checked.
-        var info = stat()
-        guard stat(path, &info) == 0 else { return unreadable("no such file") }
-        guard info.st_mode & S_IFMT != S_IFDIR else { return unreadable("is a directory, not a theme file") }
-        guard info.st_mode & S_IFMT == S_IFREG else { return unreadable("not a regular file") }
-        if info.st_size > maximumFileSize {
-            return unreadable("too big for a theme file (\(info.st_size) bytes)")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return unreadable("cannot be read (permission denied?)")
+        // A theme may be a link (a dotfiles folder): what it points at is checked, on the opened
+        // descriptor, without blocking on a FIFO.
+        let data: Data
+        do {
+            data = try StateFiles.read(path, maximumSize: maximumFileSize, followingLinks: true)
+        } catch {
+            switch error {
+            case .system(_, _, let code) where code == ENOENT: return unreadable("no such file")
+            case .notRegularFile(_, "a directory"): return unreadable("is a directory, not a theme file")
+            case .notRegularFile: return unreadable("not a regular file")
+            case .tooLarge(_, let bytes): return unreadable("too big for a theme file (\(bytes) bytes)")
+            default: return unreadable("cannot be read (permission denied?)")
+            }
         }
         guard let text = String(data: data, encoding: .utf8) else { return unreadable("not UTF-8 text") }
         return ThemeFile.parse(text, name: name, path: path)

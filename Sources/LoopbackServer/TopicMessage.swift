@@ -38,9 +38,7 @@ public struct TopicMessage: Hashable, Sendable {
     }
 
     static func line(_ event: StreamEvent) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(event)) ?? Data()
+        let data = (try? JSONFormat.encoder(pretty: false).encode(event)) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 

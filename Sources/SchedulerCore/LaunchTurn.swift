@@ -115,8 +115,8 @@ extension SchedulerState {
             return false
         }
         guard let first else { return nil }
-        let last = lastJoining(through: first.addingTimeInterval(settings.coalescingWindowSeconds), after: now) ?? first
-        return (first, max(first, last))
+        // `first` joins and is in the window, so the walk finds it or a later one.
+        return (first, lastJoining(through: first.addingTimeInterval(settings.coalescingWindowSeconds), after: now) ?? first)
     }
 
     /// The last date, after `now` and at or before `windowEnd`, of a request of any app that waits

@@ -109,16 +109,19 @@ struct UsageImport: ParsableCommand {
         return names
     }
 
+    /// What a trace or a map file, or standard input, may hold at most.
+    static let maximumInput = 1 << 30
+
     private func read(_ path: String, what: String) throws -> Data {
         if path == "-" {
-            guard let input = StandardStreams.readToEnd(maximumSize: 1 << 30) else {
-                printError("cannot read the \(what): standard input holds more than \(1 << 30) bytes")
+            guard let input = StandardStreams.readToEnd(maximumSize: Self.maximumInput) else {
+                printError("cannot read the \(what): standard input holds more than \(Self.maximumInput) bytes")
                 throw BGCtl.Exit.refused
             }
             return input
         }
         do {
-            return try StateFiles.read(path, maximumSize: 1 << 30, followingLinks: true)
+            return try StateFiles.read(path, maximumSize: Self.maximumInput, followingLinks: true)
         } catch {
             printError("cannot read the \(what): \(error)")
             throw BGCtl.Exit.refused

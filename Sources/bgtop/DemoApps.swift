@@ -120,14 +120,14 @@ enum DemoApps {
         try library.write(toFile: libraryPath, atomically: true, encoding: .utf8)
         if let stormy {
             let config = "\(root)/stormy.json"
-            try json(.object(["weatherURL": .string(stormy.weatherURL)])).write(to: URL(fileURLWithPath: config))
+            try JSONFormat.encode(JSONValue.object(["weatherURL": .string(stormy.weatherURL)])).write(to: URL(fileURLWithPath: config))
             let manifest: [String: JSONValue] = [
                 "id": .string(stormyID), "executable": .string(stormy.executable),
                 "arguments": strings(["--config", config, "--every", "6"]),
                 "permittedIdentifiers": strings([stormyRefresh]), "backgroundModes": strings(["fetch", "remote-notification"]),
                 "push": .array([.object(["ntfy": .string(pushTopic)])]),
             ]
-            try writeManifest(json(.object(manifest)), to: "\(configDirectory)/apps/\(stormyID).json")
+            try writeManifest(JSONFormat.encode(JSONValue.object(manifest)), to: "\(configDirectory)/apps/\(stormyID).json")
         }
         for app in apps where stormy == nil || app.id != "com.example.weather" {
             let scriptPath = "\(root)/\(app.id).sh"
@@ -138,18 +138,11 @@ enum DemoApps {
                 "backgroundModes": strings(app.modes),
             ]
             if app.push { manifest["push"] = .array([.object(["ntfy": .string(pushTopic)])]) }
-            try writeManifest(json(.object(manifest)), to: "\(configDirectory)/apps/\(app.id).json")
+            try writeManifest(JSONFormat.encode(JSONValue.object(manifest)), to: "\(configDirectory)/apps/\(app.id).json")
         }
     }
 
     private static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
-
-    /// `value` as a manifest is written by hand: indented, keys sorted.
-    private static func json(_ value: JSONValue) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
-    }
 
     /// Writes a manifest 0644 whatever the umask: the scheduler refuses one others could write.
     private static func writeManifest(_ data: Data, to path: String) throws {

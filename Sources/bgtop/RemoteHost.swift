@@ -218,9 +218,7 @@ final class RemoteHost {
 
     /// Queues one request line for ssh's stdin; false when it cannot be made or would overfill.
     private func queue(_ request: JSONValue) -> Bool {
-        guard var line = Self.line(request),
-              unsent.count + line.count < Self.maximumUnsent else { return false }
-        line.append(0x0A)
+        guard let line = try? JSONFormat.encodeLine(request), unsent.count + line.count <= Self.maximumUnsent else { return false }
         unsent.append(line)
         flush()
         return true
@@ -239,16 +237,7 @@ final class RemoteHost {
         let command = Command(issuedAt: Date(), action: action)
         guard let encoded = try? JSONFormat.encodeLine(command), var fields = JSONValue(parsing: encoded)?.object else { return nil }
         for reserved in ["id", "issuedAt", "issuerPID", "launchToken", "format"] { fields[reserved] = nil }
-        guard var line = line(.object(["type": .string("command"), "id": .string(id), "command": .object(fields)])) else { return nil }
-        line.append(0x0A)
-        return line
-    }
-
-    /// A request as one line of JSON (without its newline), keys sorted.
-    private static func line(_ request: JSONValue) -> Data? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try? encoder.encode(request)
+        return try? JSONFormat.encodeLine(JSONValue.object(["type": .string("command"), "id": .string(id), "command": .object(fields)]))
     }
 
     private func connect() {

@@ -288,6 +288,22 @@ struct ThemeCatalogTests {
         }
     }
 
+    @Test func aFIFOAHugeFileAndALinkAsThemes() throws {
+        try withScratchDirectory { root in
+            // A FIFO is refused at once, not waited on for a writer; past 1 MiB is too big.
+            #expect(mkfifo(root + "/pipe.theme", 0o600) == 0)
+            let fifo = try #require(ThemeCatalog.loadFile(root + "/pipe.theme").failure)
+            #expect(fifo.description.contains("not a regular file"), "\(fifo)")
+            try Data(count: (1 << 20) + 1).write(to: URL(fileURLWithPath: root + "/huge.theme"))
+            let huge = try #require(ThemeCatalog.loadFile(root + "/huge.theme").failure)
+            #expect(huge.description.contains("too big for a theme file (\((1 << 20) + 1) bytes)"), "\(huge)")
+            // A theme kept elsewhere (a dotfiles folder) and linked in is read.
+            try write("theme[title]=\"7 8 9\"", to: root + "/dotfiles/linked.theme")
+            #expect(symlink(root + "/dotfiles/linked.theme", root + "/linked.theme") == 0)
+            #expect(try ThemeCatalog.loadFile(root + "/linked.theme").get().color("title") == .rgb(7, 8, 9))
+        }
+    }
+
     @Test func unknownNameListsWhatIsAvailable() throws {
         try withScratchDirectory { root in
             try write("", to: root + "/zebra.theme")

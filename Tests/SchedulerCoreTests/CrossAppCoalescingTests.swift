@@ -31,9 +31,8 @@ struct CrossAppCoalescingTests {
         return state
     }
 
-    @Test func appsDueWithinTheWindowShareOneTurn() throws {
-        let state = Self.fiveApps()
-        // Walk the scheduler's own timer: it wakes once, when the last of the five comes due.
+    /// The scheduler's own timer walked from `t0`: each wake it sets, until one launches something.
+    static func wakesUntilALaunch(_ state: SchedulerState) throws -> (wakes: [Date], plans: [LaunchPlan]) {
         var wakes: [Date] = []
         var now = t0
         var plans: [LaunchPlan] = []
@@ -42,6 +41,13 @@ struct CrossAppCoalescingTests {
             wakes.append(now)
             plans = state.dueLaunches(at: now)
         }
+        return (wakes, plans)
+    }
+
+    @Test func appsDueWithinTheWindowShareOneTurn() throws {
+        let state = Self.fiveApps()
+        // Walk the scheduler's own timer: it wakes once, when the last of the five comes due.
+        let (wakes, plans) = try Self.wakesUntilALaunch(state)
         #expect(wakes == [at(112)], "no wake-up for each app before")
         #expect(plans.map(\.app) == Array(Self.apps.prefix(5)), "one turn, one launch per app")
     }
@@ -58,14 +64,7 @@ struct CrossAppCoalescingTests {
                                                 earliestBeginDate: at(104), submittedAt: t0))
         snapshot.apps = [AppRecord(id: sixth, throttledUntil: at(106))]
         let state = SchedulerState(settings: five.settings, catalog: five.catalog, snapshot: snapshot, conditions: five.conditions)
-        var wakes: [Date] = []
-        var now = t0
-        var plans: [LaunchPlan] = []
-        while plans.isEmpty {
-            now = try #require(state.nextWake(after: now))
-            wakes.append(now)
-            plans = state.dueLaunches(at: now)
-        }
+        let (wakes, plans) = try Self.wakesUntilALaunch(state)
         #expect(wakes == [at(112)], "no wake-up at 106 only to hold the sixth until 112")
         #expect(plans.map(\.app) == Array(Self.apps.prefix(6)), "one turn, one launch per app")
         // Woken at 106 anyway (a command, say), the scheduler holds it for the same turn.
