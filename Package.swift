@@ -17,7 +17,7 @@ import Glibc
 /// maps a program's code 64 KiB around each page it touches, so start-up code scattered over 20 MB
 /// of `.text` kept 10 MiB of an idle `bgtaskd`'s code resident; packed, 6 MiB.
 @MainActor func leanStart(_ program: String) -> [LinkerSetting] {
-    var flags = ["-Xlinker", "--no-export-dynamic"] + packedRelocations
+    var flags = ["-Xlinker", "--no-export-dynamic"] + packedRelocations + staticCxxRuntime
     let order = "\(Context.packageDirectory)/Linker/\(program).order"
     #if canImport(Glibc)
     if !packedRelocations.isEmpty, access(order, R_OK) == 0 {
@@ -33,6 +33,38 @@ import Glibc
 /// the library products (TaskState, SchedulerCore, BackgroundTasks and what they use): a package
 /// that depends on those may not carry unsafe flags.
 let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"])]
+
+/// The C++ runtime (libstdc++, libgcc) linked in, where the compiler's static copy is installed.
+/// A program built with `--static-swift-stdlib` otherwise loads libstdc++.so for the Swift
+/// runtime's few uses of it: the loader maps, relocates and binds the whole library at every start
+/// (0.8 MiB resident in an idle `bgtaskd`, 0.5 ms of each `bgctl` run). The toolchain's
+/// `static-stdlib-args.lnk` asks for `-lstdc++` before any flag of ours, so `Linker/static-cxx`,
+/// searched first, answers it with a linker script naming the archive. Builds with the shared
+/// Swift libraries never ask for `-lstdc++` (libswiftCore.so carries it), and are unchanged.
+var staticCxxRuntime: [String] {
+    #if canImport(Glibc) && (arch(x86_64) || arch(arm64))
+    var name = utsname()
+    guard uname(&name) == 0 else { return [] }
+    let machine = withUnsafeBytes(of: &name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    // The compiler's own folder: the highest GCC version installed, as clang chooses it.
+    let compilers = "/usr/lib/gcc/\(machine)-linux-gnu"
+    guard let folder = opendir(compilers) else { return [] }
+    defer { closedir(folder) }
+    var newest: [Int] = []
+    while let entry = readdir(folder) {
+        let text = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let parts = text.split(separator: ".")
+        let version = parts.compactMap { Int($0) }
+        if !version.isEmpty, version.count == parts.count, newest.lexicographicallyPrecedes(version) { newest = version }
+    }
+    guard !newest.isEmpty,
+          access("\(compilers)/\(newest.map(String.init).joined(separator: "."))/libstdc++.a", R_OK) == 0
+    else { return [] }
+    return ["-L", "\(Context.packageDirectory)/Linker/static-cxx", "-Xclang-linker", "-static-libgcc"]
+    #else
+    return []
+    #endif
+}
 
 /// lld's packed relative relocations, when lld is on `PATH` (Swift's toolchains ship it beside
 /// `swift`) and glibc reads them: from 2.36 on. A program built with them needs 2.36 to start.
