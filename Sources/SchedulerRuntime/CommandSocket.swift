@@ -112,13 +112,13 @@ final class CommandSocket {
         waiting[command, default: []].append(connection)
     }
 
-    /// Sends each committed outcome to the connections waiting for it.
-    func answer(_ outcomes: [CommandOutcome]) {
+    /// Sends each committed outcome (its command id, and the outcome as its file holds it) to the
+    /// connections waiting for it.
+    func answer(_ outcomes: [(command: String, message: Data)]) {
         guard !waiting.isEmpty else { return }
-        for outcome in outcomes {
-            guard let waiters = waiting.removeValue(forKey: outcome.command),
-                  let data = try? JSONFormat.encode(outcome) else { continue }
-            for connection in waiters { send(data, on: connection) }
+        for (command, message) in outcomes {
+            guard let waiters = waiting.removeValue(forKey: command) else { continue }
+            for connection in waiters { send(message, on: connection) }
         }
     }
 

@@ -34,6 +34,13 @@ struct GroupCommit {
         /// Files that go with removed records but are not state (an upload's kept answer): removed
         /// after the rest, a failure ignored, so a planted directory cannot stop a commit.
         var leftovers: [String]?
+        /// Each outcome of the batch as its file holds it, by command id: what the command
+        /// socket answers, encoded once. Not journaled (the journal has the files).
+        var outcomeMessages: [(command: String, message: Data)] = []
+
+        private enum CodingKeys: String, CodingKey {
+            case format, writes, removals, events, eventLogOffset, consumedCommands, leftovers
+        }
 
         struct Write: Codable {
             var path: String
@@ -82,7 +89,11 @@ struct GroupCommit {
             try write(ProcessLedger(processes: state.processes.values.sorted { $0.pid < $1.pid }, endings: endings.isEmpty ? nil : endings),
                       paths.processes)
         }
-        for outcome in outcomes { try write(outcome, paths.outcome(outcome.command)) }
+        for outcome in outcomes {
+            let message = try JSONFormat.encode(outcome)
+            batch.writes.append(.init(path: relative(paths.outcome(outcome.command)), contents: String(decoding: message, as: UTF8.self)))
+            batch.outcomeMessages.append((outcome.command, message))
+        }
         for id in expiredOutcomes { batch.removals.append(relative(paths.outcome(id))) }
         if let heartbeat { try write(heartbeat, paths.heartbeat) }
         var lines = Data()

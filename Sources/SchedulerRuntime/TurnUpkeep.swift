@@ -34,8 +34,7 @@ extension SchedulerDaemon {
         // running on with state that is not on disk would be worse.
         // The clients waiting on the command socket are told once the batch is durable (its
         // journal synced) and its files written, without waiting for the sync after them.
-        let outcomes = pendingOutcomes
-        try committer.commit(batch) { [commandSocket] in commandSocket?.answer(outcomes) }
+        try committer.commit(batch) { [commandSocket] in commandSocket?.answer(batch.outcomeMessages) }
         if writesHeartbeat { writtenHeartbeat = heartbeat }
         pendingOutcomes.removeAll()
         pendingOutcomeIDs.removeAll()

@@ -27,6 +27,8 @@ struct BatchCommand: ParsableCommand {
 
     /// The most command lines one batch takes.
     static let maximumCommands = 100_000
+    /// Lines read before they are parsed together (at most 64 KiB each).
+    static let linesPerBlock = 512
     /// The longest line taken, as the largest command.
     static let maximumLineBytes = CommandSocketClient.maximumCommandBytes
 
@@ -47,6 +49,32 @@ struct BatchCommand: ParsableCommand {
             printError("line \(number): \(reason); nothing was sent")
             return BGCtl.Exit.usage
         }
+        // Lines are checked as they are read and parsed in blocks, side by side; a block is parsed
+        // before a bad line found while reading the next one is reported, so the first bad line
+        // is the one reported.
+        var block: [(number: Int, words: [String])] = []
+        func parseBlock() throws {
+            for (line, parsed) in zip(block, BatchLine.parse(block.map(\.words), now: now)) {
+                number = line.number
+                switch parsed {
+                case .action(let action):
+                    // Ids a microsecond apart keep the lines' order where the inbox takes them (it
+                    // applies commands in the order of their ids).
+                    commands.append(Command(id: Command.newID(at: now.addingTimeInterval(Double(commands.count) / 1_000_000)),
+                                            issuedAt: now, issuerPID: getpid(), launchToken: token, action: action))
+                    lineNumbers.append(number)
+                case .refused(let reason): throw refuse(reason)
+                case .exit(let exit): throw exit
+                }
+            }
+            block.removeAll(keepingCapacity: true)
+        }
+        func refuseAfterBlock(_ reason: String) throws -> Never {
+            let bad = number
+            try parseBlock()
+            number = bad
+            throw refuse(reason)
+        }
         while true {
             number += 1
             let line: String
@@ -54,7 +82,7 @@ struct BatchCommand: ParsableCommand {
                 guard let next = try input.next() else { break }
                 line = next
             } catch {
-                throw refuse(error.description)
+                try refuseAfterBlock(error.description)
             }
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
@@ -62,38 +90,22 @@ struct BatchCommand: ParsableCommand {
             do {
                 words = try ShellWords.split(line)
             } catch {
-                throw refuse(error.description)
+                try refuseAfterBlock(error.description)
             }
             if words.isEmpty { continue }
-            guard commands.count < Self.maximumCommands else { throw refuse("more than \(Self.maximumCommands) commands") }
+            guard commands.count + block.count < Self.maximumCommands else { try refuseAfterBlock("more than \(Self.maximumCommands) commands") }
             guard !words.contains(where: { $0 == "--state" || $0 == "--config" || $0.hasPrefix("--state=") || $0.hasPrefix("--config=") }) else {
-                throw refuse("--state and --config go on bgctl batch, not on its lines")
+                try refuseAfterBlock("--state and --config go on bgctl batch, not on its lines")
             }
             // They would print instead of making a command.
             let printing: Set<String> = ["-h", "--help", "--version", "--experimental-dump-help", "--generate-completion-script"]
             if words[0] == "help" || words.contains(where: { printing.contains($0) || $0.hasPrefix("--generate-completion-script=") }) {
-                throw refuse("help and version requests are not taken on a batch line")
+                try refuseAfterBlock("help and version requests are not taken on a batch line")
             }
-            let action: CommandAction
-            do {
-                guard let parsed = try BGCtl.parseAsRoot(words) as? BatchableCommand else {
-                    throw refuse("only submit, cancel and complete go in a batch")
-                }
-                action = try parsed.action(now: now)
-            } catch let exit as ExitCode {
-                throw exit
-            } catch where BGCtl.exitCode(for: error) == .success {
-                // A request to print that the words above do not name.
-                throw refuse("help and version requests are not taken on a batch line")
-            } catch {
-                throw refuse(BGCtl.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)")
-            }
-            // Ids a microsecond apart keep the lines' order where the inbox takes them (it applies
-            // commands in the order of their ids).
-            commands.append(Command(id: Command.newID(at: now.addingTimeInterval(Double(commands.count) / 1_000_000)),
-                                    issuedAt: now, issuerPID: getpid(), launchToken: token, action: action))
-            lineNumbers.append(number)
+            block.append((number, words))
+            if block.count == Self.linesPerBlock { try parseBlock() }
         }
+        try parseBlock()
         try send(commands, lines: lineNumbers, inFlight: window, timeout: seconds, now: now)
     }
 

@@ -99,6 +99,49 @@ import Glibc
         #expect(window.status == 2 && window.stderr.contains("--in-flight"), "\(window)")
     }
 
+    /// Long batches are parsed in blocks of 512 lines, each on several threads: whichever thread
+    /// or block a bad line falls in, and whatever else is wrong later, the first bad line is the
+    /// one reported.
+    @Test func amongManyLinesTheFirstBadOneIsReported() throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        let submits = (0..<530).map { "submit --app \(Self.app) --id \(Self.identifiers[$0 % 10]) --kind processing --earliest +\(3600 + $0)" }
+        func lines(_ count: Int, _ bad: [Int: String]) -> [String] {
+            (1...count).map { bad[$0] ?? "cancel --app \(Self.app) --id \(Self.identifiers[$0 % 10])" }
+        }
+        let unparsable = "submit --app \(Self.app) --id \(Self.identifiers[0]) --kind weekly"
+        let cases: [([String], String)] = [
+            // Both parsed, on different threads; the later one is found by the parser too.
+            (lines(120, [10: unparsable, 100: "status"]), "line 10: "),
+            // Refused while reading, after an unparsable line read before it.
+            (lines(200, [150: unparsable, 180: "submit --app \(Self.app) --state /tmp/x"]), "line 150: "),
+            // Only refused while reading: the lines before it are parsed first, and pass.
+            (lines(200, [190: "submit --help"]), "line 190: help and version requests"),
+            // In the second block of 512 lines.
+            (lines(530, [520: unparsable, 525: "status"]), "line 520: "),
+        ]
+        for (input, expected) in cases {
+            let result = try Self.batch(env, input)
+            #expect(result.status == 2, "\(expected): \(result)")
+            #expect(result.stderr.hasPrefix("bgctl: " + expected) && result.stderr.contains("nothing was sent"), "\(expected): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+        }
+        #expect(env.events(.cancelled).isEmpty && env.events(.submitted).isEmpty, "nothing was applied")
+        let before = Date()
+        let all = try Self.batch(env, submits)
+        #expect(all.status == 0, "\(all)")
+        #expect(all.stdout.split(separator: "\n").count == 530, "one message per command")
+        let requests = StateSnapshot.load(env.paths).requests.sorted { $0.identifier.rawValue < $1.identifier.rawValue }
+        #expect(requests.count == 10)
+        // The last line of each identifier won, across both blocks: lines 521...530 in order.
+        for (offset, request) in requests.enumerated() {
+            let late = try #require(request.earliestBeginDate).timeIntervalSince(before) - Double(3600 + 520 + offset)
+            #expect(late >= -0.01 && late < 5, "\(request.identifier): \(late) s from line \(521 + offset)'s date")
+        }
+    }
+
     @Test func aRefusedLineIsReportedByNumberAndTheOthersAreApplied() throws {
         let env = try TestEnvironment()
         try env.addApp(Self.app, identifiers: Self.identifiers, script: "exit 0")
