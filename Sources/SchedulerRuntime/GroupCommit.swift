@@ -130,7 +130,7 @@ struct GroupCommit {
             if replacing { try StateFiles.syncDirectory(StateFiles.directoryName(of: paths.events)) }
         }
         batch.eventLogOffset = StateFiles.size(of: paths.events) ?? 0
-        try journal.append(try JSONFormat.encodeLine(batch))
+        try journal.append(batch.journalLine())
         try apply(batch)
         whenVisible?()
         if journalIsFull { try checkpoint() }
@@ -206,7 +206,7 @@ struct GroupCommit {
     private func absolute(_ path: String) throws -> String {
         // A journal is only ever written by this program, but a path that climbs out of the state
         // directory is refused all the same.
-        guard !path.utf8.starts(with: "/".utf8), !PathText.components(path).contains(where: { $0.utf8.elementsEqual("..".utf8) }) else {
+        guard !path.utf8.starts(with: "/".utf8), !PathText.climbs(path) else {
             throw StateError.malformed("journal names a path outside the state directory: \(path)")
         }
         return "\(paths.root)/\(path)"

@@ -21,9 +21,7 @@ public enum JSONFormat {
         let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
         let whole = seconds.remainder < 0 ? seconds.quotient - 1 : seconds.quotient
         let fraction = seconds.remainder < 0 ? seconds.remainder + 1000 : seconds.remainder
-        var text = withoutFraction.format(Date(timeIntervalSince1970: TimeInterval(whole)))
-        text.removeLast()
-        return text + "." + String(repeating: "0", count: 3 - String(fraction).count) + String(fraction) + "Z"
+        return UTCText.format(seconds: whole, milliseconds: Int(fraction))
     }
 
     /// Parses an ISO 8601 date with or without fractional seconds; `nil` when it does not parse.

@@ -23,6 +23,12 @@ public enum PathText {
         path.utf8.split(separator: slash).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Whether one of `path`'s components is `..`, without splitting it into strings (the
+    /// scheduler checks every path of every journal batch it applies).
+    public static func climbs(_ path: String) -> Bool {
+        path.utf8.split(separator: slash, omittingEmptySubsequences: true).contains { $0.elementsEqual("..".utf8) }
+    }
+
     /// Whether `name` holds a `/` byte.
     public static func hasSeparator(_ name: String) -> Bool {
         name.utf8.contains(slash)

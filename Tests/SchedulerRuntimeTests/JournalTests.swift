@@ -29,6 +29,34 @@ import Testing
         (try? StateFiles.read(path)).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The journal's record body is written without JSONEncoder: whatever a file or an event line
+    /// holds (quotes, backslashes, every control character, non-ASCII text, line and paragraph
+    /// separators), the line is one line of JSON that decodes to the same batch, as
+    /// JSONEncoder's own would.
+    @Test func aRecordBodyDecodesToTheBatchWhateverItsFilesHold() throws {
+        let hostile = "\"quoted\" \\ back\\slash /slash\n\t\r" + (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined()
+            + "\u{7F} é 漢字 🙂 \u{2028}\u{2029} end"
+        var batch = GroupCommit.Batch()
+        batch.writes = [.init(path: "requests/app/job.json", contents: hostile), .init(path: "tasks/a b/\"x\".json", contents: ""),
+                        .init(path: "outcomes/id.json", contents: "{\n  \"message\" : \"submitted\"\n}\n")]
+        batch.removals = ["transfers/app/t.json", hostile]
+        batch.events = #"{"detail":"a \"b\" \\ c"}"# + "\n" + hostile + "\n"
+        batch.eventLogOffset = 1_234_567
+        batch.consumedCommands = ["inbox/new/x.json"]
+        for leftovers in [nil, [String](), ["uploads/app/t.body", hostile]] {
+            batch.leftovers = leftovers
+            let line = batch.journalLine()
+            #expect(line.last == 0x0A && !line.dropLast().contains(0x0A), "one line")
+            let decoded = try JSONFormat.decode(GroupCommit.Batch.self, from: line)
+            let reference = try JSONFormat.decode(GroupCommit.Batch.self, from: try JSONFormat.encodeLine(batch))
+            for other in [decoded, reference] {
+                #expect(other.writes.map(\.path) == batch.writes.map(\.path) && other.writes.map(\.contents) == batch.writes.map(\.contents))
+                #expect(other.removals == batch.removals && other.events == batch.events && other.leftovers == batch.leftovers)
+                #expect(other.eventLogOffset == batch.eventLogOffset && other.consumedCommands == batch.consumedCommands && other.format == batch.format)
+            }
+        }
+    }
+
     @Test func aTornLastRecordAmongSeveralIsSetAsideAndTheWholeOnesAreKept() throws {
         let bodies = ["first", "second", "third"].map { Data("{\"batch\":\"\($0)\"}\n".utf8) }
         let whole = bodies.reduce(into: Data()) { $0.append(JournalFile.record($1)) }

@@ -124,6 +124,39 @@ struct CommandTests {
         }
     }
 
+    /// The rules any writer of commands meets: `null` is the same as an absent optional field and
+    /// an error for a required one, keys of no field are ignored, and of two bad fields the one
+    /// declared first is named, whatever order the object has them in.
+    @Test func nullsUnknownKeysAndTheFirstBadFieldFollowOneRule() throws {
+        let nulls = #"{"id":"c1","issuedAt":"2026-11-22T10:00:00Z","type":"submit","app":"com.example.news","identifier":"db.cleanup","#
+            + #""kind":"processing","earliestBeginDate":null,"issuerPID":null,"sha256":null,"unknown":{"nested":[1,2]},"zzz":"x"}"#
+        let command = try JSONFormat.decode(Command.self, from: Data(nulls.utf8))
+        #expect(command.issuerPID == nil)
+        #expect(command.action == .submit(SubmitRequest(app: Self.app, identifier: ident("db.cleanup"), kind: .processing)))
+        let fields = [#""id":"c1""#, #""issuedAt":"2026-11-22T10:00:00Z""#, #""type":"cancelAll""#, #""app":"com.a""#]
+        #expect(throws: Never.self) { try JSONFormat.decode(Command.self, from: Data(("{" + fields.joined(separator: ",") + "}").utf8)) }
+        for (index, name) in ["id", "issuedAt", "type"].enumerated() {
+            var nulled = fields
+            nulled[index] = "\"\(name)\":null"
+            do {
+                _ = try JSONFormat.decode(Command.self, from: Data(("{" + nulled.joined(separator: ",") + "}").utf8))
+                Issue.record("decoded with \(name) null")
+            } catch {
+                #expect(error.description.contains("'\(name)'"), "\(name): \(error.description)")
+            }
+        }
+        // `pid` is declared before `priority`: it is the one named, in either order.
+        for json in [#"{"id":"c1","issuedAt":"2026-11-22T10:00:00Z","type":"detach","app":"com.a","priority":"high","pid":"one"}"#,
+                     #"{"pid":"one","priority":"high","id":"c1","issuedAt":"2026-11-22T10:00:00Z","type":"detach","app":"com.a"}"#] {
+            do {
+                _ = try JSONFormat.decode(Command.self, from: Data(json.utf8))
+                Issue.record("decoded: \(json)")
+            } catch {
+                #expect(error.description.contains("pid") && !error.description.contains("priority"), "\(error.description)")
+            }
+        }
+    }
+
     @Test func unknownTypeAndBadIdentifiersAreRefused() {
         #expect(throws: StateError.self) {
             try JSONFormat.decode(Command.self, from: Data(#"{"id":"c","issuedAt":"2026-11-22T10:00:00Z","type":"reboot"}"#.utf8))

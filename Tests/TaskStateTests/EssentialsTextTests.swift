@@ -90,6 +90,8 @@ import Testing
         #expect(PathText.components("../\u{301}x") == ["..", "\u{301}x"])
         #expect("../\u{301}x".split(separator: "/").count == 1, "as text it is one name")
         #expect(PathText.components("/a//b/") == ["a", "b"])
+        for climbing in ["..", "../x", "a/..", "a//../b", "/../", "../\u{301}x"] { #expect(PathText.climbs(climbing), "\(climbing)") }
+        for staying in ["a", "a/b", "..x/b", "a/x..", "...", "a/.\u{2024}", "..\u{301}/x", ""] { #expect(!PathText.climbs(staying), "\(staying)") }
         #expect(PathText.hasSeparator("a/\u{301}") && !PathText.hasSeparator("a\u{301}"))
         #expect(PathText.hasNUL("a\0\u{301}") && !PathText.hasNUL("a"))
         #expect(PathText.isDotOrDotDot("..") && PathText.isDotOrDotDot(".") && !PathText.isDotOrDotDot("..\u{301}"))

@@ -15,6 +15,33 @@ struct JSONFormatTests {
         #expect(JSONFormat.string(from: referenceDate.addingTimeInterval(0.25)) == "2026-11-22T10:00:00.250Z")
     }
 
+    /// Dates are written with integer arithmetic, not `Date.ISO8601FormatStyle`: the text is the
+    /// format style's, to the millisecond, over the whole range files hold (1900 to 9999): leap
+    /// days, century years, the ends of the range, dates before 1970, random ones.
+    @Test func datesAreWrittenAsTheISO8601FormatStyleWritesThem() {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt)
+        func reference(_ milliseconds: Int64) -> String {
+            let whole = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+            let fraction = milliseconds - whole * 1000
+            var text = style.format(Date(timeIntervalSince1970: TimeInterval(whole)))
+            text.removeLast()
+            return text + "." + String(String(fraction + 1000).dropFirst()) + "Z"
+        }
+        let range = SafeNumber.writableDates
+        var samples: [Int64] = [0, -1, 1, 999, -999, 951_782_400_000, 951_868_800_000, 4_107_542_400_000, -2_208_988_800_000,
+                                -2_203_891_200_000, 253_402_300_799_999, 946_684_799_999, 1_798_761_599_999]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            samples.append(Int64.random(in: Int64(range.lowerBound * 1000)...Int64(range.upperBound * 1000), using: &generator))
+        }
+        for milliseconds in samples {
+            let date = Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+            let written = JSONFormat.string(from: date)
+            #expect(written == reference(milliseconds), "\(milliseconds) ms since 1970")
+            #expect(JSONFormat.date(from: written).map { JSONFormat.string(from: $0) } == written, "\(written) reads back")
+        }
+    }
+
     @Test func datesParseWithAndWithoutFraction() {
         #expect(JSONFormat.date(from: "2026-11-22T10:00:00Z") == referenceDate)
         #expect(JSONFormat.date(from: "2026-11-22T10:00:00.250Z") == referenceDate.addingTimeInterval(0.25))
