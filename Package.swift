@@ -22,7 +22,8 @@ import Glibc
     #if canImport(Glibc)
     if !packedRelocations.isEmpty, access(order, R_OK) == 0 {
         // A function the file names that this build does not have (renamed, inlined) is skipped.
-        flags += ["-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering"]
+        flags += ["-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering",
+                  "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Linker/unnamed-first.ld"]
     }
     #endif
     return [.unsafeFlags(flags)]
@@ -176,7 +177,8 @@ let package = Package(
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
         // libsystemd's sd-bus: the desktop's services (UPower, power-profiles-daemon, logind,
         // NetworkManager) as condition sources (``DesktopConditionSource``).
-        .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
+        // Its header comes from libsystemd-dev; the library is loaded on the first call (dlopen).
+        .target(name: "CSystemd"),
         // Copies cell grids to the terminal and decodes keys; the only ncurses user.
         .target(name: "CursesTerminal", dependencies: ["CNcurses", "Dashboard"], swiftSettings: functionSections),
         .executableTarget(
