@@ -41,7 +41,8 @@ let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-s
 /// (0.8 MiB resident in an idle `bgtaskd`, 0.5 ms of each `bgctl` run). The toolchain's
 /// `static-stdlib-args.lnk` asks for `-lstdc++` before any flag of ours, so `Linker/static-cxx`,
 /// searched first, answers it with a linker script naming the archive. Builds with the shared
-/// Swift libraries never ask for `-lstdc++` (libswiftCore.so carries it), and are unchanged.
+/// Swift libraries never ask for `-lstdc++` (libswiftCore.so carries it), so the script is not
+/// read there; `-static-libgcc` only keeps libgcc_s out of the programs' own needs.
 var staticCxxRuntime: [String] {
     #if canImport(Glibc) && (arch(x86_64) || arch(arm64))
     var name = utsname()

@@ -1,20 +1,28 @@
 // The sd-bus calls the scheduler makes, each forwarded to libsystemd, which is loaded with
 // dlopen on the first of them. A program that never calls one (bgtop outside its demo) never
-// maps libsystemd and the five libraries it brings (libgcrypt, libgpg-error, liblz4, libzstd,
-// liblzma): 1.1 MiB resident in an idle bgtaskd. Where libsystemd is missing the calls fail
-// with -ENOSYS, as for a machine without a system bus, instead of the program not starting.
+// maps libsystemd and the six libraries it brings (libcap, libgcrypt, libgpg-error, liblz4,
+// libzstd, liblzma): 1.1 MiB resident in an idle bgtaskd. Where libsystemd is missing the calls
+// fail with -ENOSYS, as for a machine without a system bus, instead of the program not starting.
+// The definitions are hidden: a program that exports its symbols (bgbench) must not become the
+// target of libsystemd's own calls to these functions.
 #include "shim.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 
 static void *library;
 static pthread_once_t loading = PTHREAD_ONCE_INIT;
+static char failure[256];
 
 static void load(void) {
     library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *reason = dlerror();
+        snprintf(failure, sizeof failure, "%s", reason ? reason : "libsystemd.so.0 could not be loaded");
+    }
 }
 
 static void *resolve(const char *name) {
@@ -22,14 +30,15 @@ static void *resolve(const char *name) {
     return library ? dlsym(library, name) : NULL;
 }
 
-int bg_sd_bus_available(void) {
+const char *bg_sd_bus_load_failure(void) {
     pthread_once(&loading, load);
-    return library != NULL;
+    return library ? NULL : failure;
 }
 
 // Each call looks its function up once; a missing library or function answers `failed`.
+#define HIDDEN __attribute__((visibility("hidden")))
 #define FORWARD(type, name, failed, params, args)                                   \
-    type name params {                                                              \
+    HIDDEN type name params {                                                       \
         static type (*_Atomic real) params;                                         \
         type (*function) params = real;                                             \
         if (!function) {                                                            \
@@ -74,7 +83,7 @@ FORWARD(int, sd_bus_get_property_string, -ENOSYS,
          sd_bus_error *ret_error, char **ret),
         (bus, destination, path, interface, member, ret_error, ret))
 
-void sd_bus_error_free(sd_bus_error *e) {
+HIDDEN void sd_bus_error_free(sd_bus_error *e) {
     static void (*_Atomic real)(sd_bus_error *);
     void (*function)(sd_bus_error *) = real;
     if (!function) {

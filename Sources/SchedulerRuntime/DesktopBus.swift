@@ -21,6 +21,9 @@ final class DesktopBus {
     init() throws(Failure) {
         var opened: OpaquePointer?
         let result = sd_bus_open_system(&opened)
+        if result == -ENOSYS, let failure = bg_sd_bus_load_failure() {
+            throw Failure(description: "libsystemd could not be loaded: \(String(cString: failure))")
+        }
         guard result >= 0, let opened else { throw Failure(description: Self.text(errno: -result)) }
         bus = opened
         // A service that hangs must not hold the scheduler's loop for sd-bus's default 25 s.

@@ -8,11 +8,10 @@ extension GroupCommit.Batch {
     /// under a stream of socket commands building and walking a tree of it (1 writer, 16 in
     /// flight). The replay reads it back with `JSONDecoder`, as any JSON.
     func journalLine() -> Data {
-        // Every byte of a string takes at most 6 (`\u001f`); the rest is keys and punctuation.
-        let strings = writes.reduce(events.utf8.count) { $0 + $1.path.utf8.count + $1.contents.utf8.count }
-            + (consumedCommands + removals + (leftovers ?? [])).reduce(0) { $0 + $1.utf8.count }
-        let items = writes.count * 2 + consumedCommands.count + removals.count + (leftovers?.count ?? 0) + 1
-        let bound = strings * 6 + items * 32 + 256
+        // The strings' exact escaped length (a byte below 0x20 takes up to 6), and room enough for
+        // the keys, the punctuation and two numbers.
+        let strings = [events] + consumedCommands + removals + (leftovers ?? []) + writes.flatMap { [$0.path, $0.contents] }
+        let bound = strings.reduce(0) { $0 + LineWriter.escapedCount($1) } + strings.count * 32 + 256
         let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
             var line = LineWriter(buffer: buffer)
             line.raw(#"{"consumedCommands":"#)
@@ -85,6 +84,17 @@ private struct LineWriter {
             }
         }
         put(UInt8(ascii: "\""))
+    }
+
+    /// How many bytes ``string(_:)`` writes for `text`, quotes included.
+    static func escapedCount(_ text: String) -> Int {
+        text.utf8.reduce(2) { count, byte in
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x09, 0x0D: count + 2
+            case 0..<0x20: count + 6
+            default: count + 1
+            }
+        }
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)

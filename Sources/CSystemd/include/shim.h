@@ -7,7 +7,8 @@
 // SchedulerRuntime: bgtop carries the scheduler for its demo and never opens the bus otherwise.
 #include <systemd/sd-bus.h>
 
-/// Whether libsystemd could be loaded; the calls answer -ENOSYS (or NULL) when it could not.
-int bg_sd_bus_available(void);
+/// Why libsystemd could not be loaded (the loader's message), or NULL when it was; the calls
+/// answer -ENOSYS (or NULL) when it could not.
+const char *bg_sd_bus_load_failure(void);
 
 #endif
