@@ -27,7 +27,11 @@ import Testing
         #expect(result.stdout.contains("scheduler up"), "\(result.stdout)")
         #expect(result.stderr.contains("libc.so.6"), "the loader reported what it loaded: \(result.stderr.prefix(400))")
         #expect(!result.stderr.contains("libsystemd"), "bgtop loaded libsystemd: \(result.stderr)")
-        let maps = try String(contentsOfFile: "/proc/\(daemon.pid)/maps", encoding: .utf8)
+        // Read to the end: /proc files report size 0, and String(contentsOfFile:) stopped at 4 KiB.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(daemon.pid)/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        #expect(maps.contains("libc.so.6"), "the whole map was read")
         #expect(maps.contains("libsystemd.so"), "the scheduler loaded libsystemd for its condition sources")
     }
 }
