@@ -24,7 +24,8 @@ import Testing
             !env.fixtureEvents("resubmitted").isEmpty || !env.fixtureEvents("resubmit-failed").isEmpty
         }
         #expect(env.fixtureEvents("resubmit-failed").isEmpty, "\(env.fixtureEvents())")
-        try env.waitUntil("the fixture's task to end") { try env.tasks().isEmpty }
+        // A commit writes its files before it appends its events: wait for both.
+        try env.waitUntil("the fixture's task to end") { try env.tasks().isEmpty && !env.events(.completed).isEmpty }
         #expect(env.events(.completed).map(\.app?.rawValue) == [TestEnvironment.fixtureID])
 
         #expect(try env.bgctl("submit", "--app", Self.launcher, "--id", Self.launcherRefresh, "--kind", "refresh",

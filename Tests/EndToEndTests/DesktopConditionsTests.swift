@@ -52,7 +52,10 @@ import Glibc
 
         try bus.set(Self.upower, "/org/freedesktop/UPower", Self.upower, "OnBattery", "b", "true")
         try env.waitUntil("the unplug to hold the request") { try Self.blockers(env) == ["earliestBeginDate", "externalPower"] }
-        #expect(env.events(.conditionsChanged).contains { $0.message.contains("power=battery") && $0.reason == "probe" })
+        // A commit writes its files before it appends its events: wait for the event too.
+        try env.waitUntil("the unplug's event") {
+            env.events(.conditionsChanged).contains { $0.message.contains("power=battery") && $0.reason == "probe" }
+        }
         let status = try env.bgctl("status")
         #expect(status.stdout.contains("conditions: power=battery"), "\(status)")
         #expect(status.stdout.contains("sources: power=upower network=files idle=files lowpower=upower"), "\(status)")
