@@ -97,7 +97,7 @@ let package = Package(
         .library(name: "BackgroundTasks", targets: ["BackgroundTasks"]),
     ],
     traits: [
-        .trait(name: "DemoExampleApp", description: "bgtop --demo runs Stormy, the example app built with the BackgroundTasks library (its libraries are linked into bgtop)"),
+        .trait(name: "DemoExampleApp", description: "swift run bgtop --demo builds the scheduler and Stormy, the example app built with the BackgroundTasks library, that it runs (their libraries are linked into bgtop)"),
         .default(enabledTraits: ["DemoExampleApp"]),
     ],
     dependencies: [
@@ -185,15 +185,16 @@ let package = Package(
         .executableTarget(
             name: "bgtop",
             dependencies: [
-                // Stormy is listed so that `swift run bgtop --demo` builds the example app it runs:
-                // SwiftPM has no build-only dependency between executables (plugins cannot build
-                // a product for `swift run`), so this is the one way; nothing imports Stormy. It
-                // links Stormy's libraries into bgtop (FoundationNetworking, libcurl and 41 more),
-                // so a build to install leaves it out: --disable-default-traits (docs/cli.md).
-                "Dashboard", "DashboardFeed", "CursesTerminal", "CNcurses", "StateFeed", "SchedulerCore", "SchedulerRuntime", "TaskState", "CLinuxSupport",
-                "LoopbackServer", .target(name: "Stormy", condition: .when(traits: ["DemoExampleApp"])),
+                // bgtaskd (whose --demo bgtop --demo runs) and Stormy (the example app the demo
+                // launches) are listed so that `swift run bgtop --demo` builds them: SwiftPM has no
+                // build-only dependency between executables (plugins cannot build a product for
+                // `swift run`), so this is the one way; nothing imports them. It links their
+                // libraries into bgtop (the scheduler's, FoundationNetworking, libcurl and more),
+                // so a build to install leaves them out: --disable-default-traits (docs/cli.md).
+                "Dashboard", "DashboardFeed", "CursesTerminal", "CNcurses", "StateFeed", "SchedulerCore", "TaskState", "CLinuxSupport",
+                .target(name: "bgtaskd", condition: .when(traits: ["DemoExampleApp"])),
+                .target(name: "Stormy", condition: .when(traits: ["DemoExampleApp"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: functionSections,
             linkerSettings: leanStart("bgtop")
@@ -201,7 +202,7 @@ let package = Package(
         .executableTarget(
             name: "bgtaskd",
             dependencies: [
-                "SchedulerRuntime", "StateMetrics", "TaskState", "TransferEngine",
+                "SchedulerRuntime", "StateMetrics", "TaskState", "TransferEngine", "LoopbackServer", "CLinuxSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -252,6 +252,10 @@ int bg_set_child_subreaper(void) {
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
+int bg_set_parent_death_signal(int signal) {
+    return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0, 0, 0);
+}
+
 // Declared in the runtime's Concurrency/ConcurrencyHooks.def as a function pointer; only its
 // address is taken here. Weak: a runtime without it links, and the address is then null.
 extern void *swift_task_enqueueGlobal_hook __attribute__((weak));

@@ -98,6 +98,9 @@ public final class SchedulerDaemon {
     private var stopping = false
     /// The service manager that started the scheduler (`Type=notify`), if any.
     let service: ServiceNotification?
+    /// Called once, after the first turn: the commands that waited in the inbox are applied
+    /// (`bgtaskd --demo` then says where it is).
+    public var whenReady: (() -> Void)?
 
     /// Takes the lock, recovers from a crash if needed, loads state and adopts live tasks.
     ///
@@ -214,6 +217,8 @@ public final class SchedulerDaemon {
             writeBehind = WriteBehind(root: paths.root)
             try turn(Date(), wake: KernelWait.Wake())
             service?.ready(ServiceNotification.Counts(state), now: bg_monotonic_seconds())
+            whenReady?()
+            whenReady = nil
             while !stopping {
                 if let service { wait.armService(at: service.nextDeadline) }
                 let wake = wait.wait(bus: desktop?.pollRequest, commands: commandSocket?.descriptors ?? [])

@@ -35,7 +35,15 @@ struct BGTaskDaemonCommand: ParsableCommand {
         valueName: "host:port"))
     var metrics: String?
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Run on a new temporary state directory with demo apps and loopback HTTP and push servers, as bgtop --demo does.",
+        discussion: "Prints one JSON line (root, state, config, refillURL) once ready; the log goes to bgtaskd.log there. Ends on SIGTERM or SIGINT, or when the process that started it exits, and then removes the directory and ends the demo apps."))
+    var demo = false
+
     func validate() throws {
+        if demo && (state != nil || config != nil || metrics != nil) {
+            throw ValidationError("--demo makes its own state and config directories and serves no metrics: leave out --state, --config and --metrics")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
@@ -51,6 +59,11 @@ struct BGTaskDaemonCommand: ParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         if !onEventLoops {
             logger.notice("Swift concurrency stays on Dispatch's pool: after its first transfer bgtaskd wakes once a second")
+        }
+        if demo {
+            let status = DemoHost.run(logLevel: logger.logLevel)
+            if status != 0 { throw ExitCode(status) }
+            return
         }
         let stateDirectory = Locations.stateDirectory(flag: state)
         let configDirectory = Locations.configDirectory(flag: config)

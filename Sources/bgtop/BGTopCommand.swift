@@ -32,7 +32,7 @@ struct BGTopCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one plain-text snapshot and exit, like top -b.")
     var batch = false
 
-    @Flag(name: .long, help: "Run the real scheduler in-process on a temporary state directory with demo apps.")
+    @Flag(name: .long, help: "Run the real scheduler (bgtaskd --demo, beside bgtop) on a temporary state directory with demo apps.")
     var demo = false
 
     @Option(name: .long, help: ArgumentHelp(
@@ -44,8 +44,9 @@ struct BGTopCommand: ParsableCommand {
     var remoteBgctl: String?
 
     func run() throws {
-        // Before any thread exists: these signals are read through signalfds (the dashboard's, and
-        // in --demo the scheduler's for SIGCHLD), so no thread may take them the usual way.
+        // Before any thread exists: these signals are read through a signalfd, so no thread may
+        // take them the usual way. SIGCHLD too: the children (ssh, the demo's scheduler) are reaped
+        // through their pidfds.
         var handled = sigset_t()
         sigemptyset(&handled)
         for signal in [SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGCHLD] { sigaddset(&handled, signal) }
@@ -68,12 +69,12 @@ struct BGTopCommand: ParsableCommand {
 
         if !host.isEmpty || remoteBgctl != nil { try checkRemoteOptions() }
 
-        var demoEnvironment: DemoEnvironment?
+        var demoEnvironment: DemoScheduler?
         var stateDirectory = Locations.stateDirectory(flag: state)
         var configDirectory = Locations.configDirectory(flag: config)
         if demo {
             do {
-                let started = try DemoEnvironment.start()
+                let started = try DemoScheduler.start(environment: environment)
                 demoEnvironment = started
                 stateDirectory = started.stateDirectory
                 configDirectory = started.configDirectory
@@ -104,7 +105,7 @@ struct BGTopCommand: ParsableCommand {
         var signal: Int32?
         var source: DashboardSource?
         do {
-            // SIGCHLD stays blocked but is not the dashboard's: in --demo the scheduler's signalfd reads it.
+            // SIGCHLD stays blocked but is not the dashboard's: children are waited for on their pidfds.
             var dashboardSignals = sigset_t()
             sigemptyset(&dashboardSignals)
             for signal in [SIGWINCH, SIGINT, SIGTERM, SIGHUP] { sigaddset(&dashboardSignals, signal) }

@@ -7,8 +7,6 @@ import TaskState
 /// nothing changes, and however long the demo runs it holds one 30 MB file and a set of keys no
 /// larger than the transfers on disk.
 final class DemoTransferRefill {
-    /// The route every follow-up download fetches: 30 MB at 2 MB/s, so its bar moves for 15 s.
-    static let path = "/podcasts/next.mp3"
     static let app = try! Identifier(validating: "com.example.podcasts")
     /// Every follow-up overwrites this file (the final move is a rename over it).
     static let destination = "next-episode.mp3"

@@ -97,6 +97,9 @@ double bg_monotonic_seconds(void);
 /// prctl(PR_SET_CHILD_SUBREAPER, 1): orphaned descendants are reparented to this process (so it
 /// can reap them) instead of to init. Returns 0, or -1 with errno set.
 int bg_set_child_subreaper(void);
+/// prctl(PR_SET_PARENT_DEATHSIG, signal): the kernel sends `signal` to this process when the
+/// thread that started it exits. Returns 0, or -1 with errno set.
+int bg_set_parent_death_signal(int signal);
 
 /// The address of the Swift concurrency runtime's `swift_task_enqueueGlobal_hook` (a function
 /// pointer, null until someone installs one), or null when the runtime has none. A program linked

@@ -86,7 +86,7 @@ enum DemoApps {
     ]
 
     /// Stormy, the example app written with the BackgroundTasks library, when it was built beside
-    /// this program (`swift run bgtop` builds it): it stands in for the weather script.
+    /// this program (`swift run bgtop` builds both): it stands in for the weather script.
     static var stormyExecutable: String? {
         let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
         let path = folder + "/Stormy"

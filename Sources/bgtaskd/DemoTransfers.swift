@@ -2,13 +2,16 @@ import FoundationEssentials
 import LoopbackServer
 import TaskState
 
-/// The demo's background transfers, against an HTTP server on loopback that this process runs:
+/// The demo's background transfers, against an HTTP server on loopback that `bgtaskd --demo` runs:
 /// a podcast episode slowed so its bar visibly moves, map tiles whose connection drops a third of
 /// the way and resume with `Range`, a quick news feed, a photo upload, and a discretionary
 /// download that waits for external power; after them, a new episode whenever a download completes
-/// (``DemoTransferRefill``).
+/// (bgtop's `DemoTransferRefill` sends those, from ``refillURL``).
 struct DemoTransfers {
     let server: LoopbackServer
+
+    /// The route every follow-up download fetches: 30 MB at 2 MB/s, so its bar moves for 15 s.
+    static let refillPath = "/podcasts/next.mp3"
 
     static let apps = ["com.example.podcasts", "com.example.maps", "com.example.news", "com.example.photos"]
 
@@ -20,7 +23,7 @@ struct DemoTransfers {
             "/maps/region-7.pack": Route(.generated(size: 64_000_000, seed: 7), faults: Faults(bytesPerSecond: 3_000_000),
                                          nextRequests: [Faults(bytesPerSecond: 3_000_000, dropAfter: 21_000_000)]),
             "/news/feed.json": Route(.generated(size: 180_000, seed: 1)),
-            DemoTransferRefill.path: Route(.generated(size: 30_000_000, seed: 414), faults: Faults(bytesPerSecond: 2_000_000)),
+            refillPath: Route(.generated(size: 30_000_000, seed: 414), faults: Faults(bytesPerSecond: 2_000_000)),
             "/weather.json": Route(.file(root + "/weather.json")),
         ]
         try Data(#"{"condition": "storm"}"#.utf8).write(to: URL(fileURLWithPath: root + "/weather.json"))
@@ -54,7 +57,7 @@ struct DemoTransfers {
     var weatherURL: String { server.url("/weather.json") }
 
     /// Where the downloads that follow completed ones come from.
-    var refillURL: String { server.url(DemoTransferRefill.path) }
+    var refillURL: String { server.url(Self.refillPath) }
 
     func stop() {
         try? blockingAwait { await server.shutdown() }

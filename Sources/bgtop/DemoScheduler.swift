@@ -1,0 +1,129 @@
+import CLinuxSupport
+import FoundationEssentials
+import Glibc
+import TaskState
+
+/// `bgtop --demo`: `bgtaskd --demo` (the scheduler beside this program) started as a child in a
+/// process group of its own, so the terminal's keys never signal it; its ``DemoReadiness`` line
+/// says where its state is. The dashboard then shows that state like any other, and on exit the
+/// scheduler is stopped and its directory removed. The scheduler, its servers and the transfers'
+/// libraries live in that process: `bgtop` carries none of them.
+final class DemoScheduler {
+    let readiness: DemoReadiness
+    private let pid: pid_t
+    private let pidDescriptor: Int32
+    private let refill: DemoTransferRefill
+    private var stopped = false
+
+    var stateDirectory: String { readiness.state }
+    var configDirectory: String { readiness.config }
+
+    /// How long the scheduler may take to say it is ready (a first start of a debug build on a
+    /// busy machine reads a lot of program from disk).
+    static let readyTimeoutMilliseconds: Int32 = 60_000
+
+    private init(readiness: DemoReadiness, pid: pid_t, pidDescriptor: Int32) {
+        self.readiness = readiness
+        self.pid = pid
+        self.pidDescriptor = pidDescriptor
+        refill = DemoTransferRefill(inbox: Inbox(paths: StatePaths(root: readiness.state)), url: readiness.refillURL)
+    }
+
+    deinit { stop() }
+
+    /// `bgtaskd` in the folder of this program.
+    static var schedulerExecutable: String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path + "/bgtaskd"
+    }
+
+    /// Starts `bgtaskd --demo` and waits for its line. Throws the scheduler's own words when it
+    /// could not start (it exits having said why).
+    static func start(environment: [String: String]) throws(DemoFailure) -> DemoScheduler {
+        let executable = schedulerExecutable
+        guard access(executable, X_OK) == 0 else {
+            throw DemoFailure("no scheduler beside bgtop (\(executable)): bgtop --demo runs bgtaskd --demo; build both (swift build)")
+        }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw DemoFailure("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        // Closed on exec: the spawn gives the child its own copy of the write end.
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let started = ProcessSpawn.start(executable, arguments: ["--demo"], environment: environment, stdout: ends[1], stderr: ends[1])
+        close(ends[1])
+        defer { close(ends[0]) }
+        let pid: pid_t
+        switch started {
+        case .failure(let error): throw DemoFailure("cannot start \(executable): \(error)")
+        case .success(let started): pid = started
+        }
+        let pidDescriptor = bg_pidfd_open(pid)
+        let said = readLine(from: ends[0])
+        if let line = said.line, let readiness = DemoReadiness.parse(line) {
+            return DemoScheduler(readiness: readiness, pid: pid, pidDescriptor: pidDescriptor)
+        }
+        // It said something else, or nothing in time: whatever it is, it is not running the demo.
+        if pidDescriptor >= 0 { _ = bg_pidfd_send_signal(pidDescriptor, SIGKILL) } else { kill(pid, SIGKILL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if pidDescriptor >= 0 { close(pidDescriptor) }
+        let words = said.text.trimmedWhitespace()
+        throw DemoFailure(words.isEmpty ? (said.timedOut ? "\(executable) --demo said nothing within a minute" : "\(executable) --demo exited")
+                                        : words.replacingLiterally("\n", with: "; "))
+    }
+
+    /// Reads until a line that decodes as ``DemoReadiness``, the end of the pipe, 16 KiB, or the timeout.
+    private static func readLine(from descriptor: Int32) -> (line: String?, text: String, timedOut: Bool) {
+        var received: [UInt8] = []
+        var poll = KernelPoll<Int>()
+        poll.watch(0, descriptor)
+        let deadline = bg_monotonic_seconds() + Double(readyTimeoutMilliseconds) / 1000
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while received.count < 16_384 {
+            let left = deadline - bg_monotonic_seconds()
+            guard left > 0, let ready = poll.wait(milliseconds: Int32(left * 1000)), !ready.isEmpty else {
+                return (nil, String(decoding: received, as: UTF8.self), true)
+            }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            received += buffer[0..<count]
+            let text = String(decoding: received, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { DemoReadiness.parse($0) != nil }) {
+                return (String(line), text, false)
+            }
+        }
+        return (nil, String(decoding: received, as: UTF8.self), false)
+    }
+
+    /// The dashboard has read new state: a download that completed is followed by a new one.
+    func stateWasRead(transfers: [TransferRecord]) {
+        guard !stopped else { return }
+        refill.follow(transfers)
+    }
+
+    /// Stops the scheduler (SIGTERM; it ends the demo apps and removes its directory), with
+    /// SIGKILL after five seconds; then removes the directory if it is still there. Idempotent.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        if pidDescriptor >= 0 {
+            _ = bg_pidfd_send_signal(pidDescriptor, SIGTERM)
+            var poll = KernelPoll<Int>()
+            poll.watch(0, pidDescriptor)
+            if poll.wait(milliseconds: 5000)?.isEmpty ?? true { _ = bg_pidfd_send_signal(pidDescriptor, SIGKILL) }
+        } else {
+            // Not yet reaped, so the pid is still this child's.
+            kill(pid, SIGTERM)
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if pidDescriptor >= 0 { close(pidDescriptor) }
+        // A scheduler that was killed cannot have removed it; its path was checked when read.
+        if access(readiness.root, F_OK) == 0 { try? FileManager.default.removeItem(atPath: readiness.root) }
+    }
+}
+
+/// Why the demo did not start, in one line.
+struct DemoFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
