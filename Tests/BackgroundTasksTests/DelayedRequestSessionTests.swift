@@ -47,12 +47,19 @@ import Testing
             endFixtureProcesses(env)
             daemon.stop()
         }
-        try await env.eventually("the running process to be asked", timeout: 20) { !env.fixtureEvents("asked").isEmpty }
+        // The app is asked from the transfer's file, which its commit writes before it appends the event.
+        try await env.eventually("the running process to be asked", timeout: 20) {
+            !env.fixtureEvents("asked").isEmpty && !env.events(.transferAsked).isEmpty
+        }
         let asked = try #require(env.fixtureEvents("asked").first)
         #expect(asked.pid == app)
         #expect(asked.detail == "\(old) Bearer old-t0ken", "the delegate gets the request as made, secrets included")
         #expect(env.events(.transferAsked).first?.message.contains("asked its running process") == true)
-        try await env.eventually("the transfer to end", timeout: 30) { !env.fixtureEvents("session-complete").isEmpty }
+        // A cancel ends the transfer in the commit of the answer, whose file the delegate hears of
+        // before that commit appends its events: wait for the answer's event too.
+        try await env.eventually("the transfer to end", timeout: 30) {
+            !env.fixtureEvents("session-complete").isEmpty && (answer == "never" || !env.events(.transferAnswered).isEmpty)
+        }
         let end = try #require(env.fixtureEvents("session-complete").first?.detail)
         let seenOld = server.requests(for: "/generated/\(Self.size)").filter { $0.target.hasSuffix("seed=1") }
         let seenNew = server.requests(for: "/generated/\(Self.size)").filter { $0.target.hasSuffix("seed=2") }
@@ -98,7 +105,10 @@ import Testing
             endFixtureProcesses(env)
             daemon.stop()
         }
-        try await env.eventually("the transfer to end", timeout: 30) { !env.fixtureEvents("session-complete").isEmpty }
+        // A commit writes its files before it appends its events: wait for the answer's event too.
+        try await env.eventually("the transfer to end", timeout: 30) {
+            !env.fixtureEvents("session-complete").isEmpty && !env.events(.transferAnswered).isEmpty
+        }
         let end = try #require(env.fixtureEvents("session-complete").first?.detail)
         #expect(end.contains("cancelled by the app before its delayed begin"), "\(end)")
         #expect(server.requests(for: "/generated/\(Self.size)").isEmpty, "the old request never went out")

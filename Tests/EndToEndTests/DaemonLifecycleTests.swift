@@ -52,7 +52,11 @@ import Glibc
 
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        try env.waitUntil("the inbox garbage to be handled") { env.events(.commandRejected).count == 2 }
+        // Outcomes are written last, after the commit's events.
+        try env.waitUntil("the inbox garbage to be handled") {
+            env.events(.commandRejected).count == 2 && StateFiles.exists(env.paths.outcome("0000000000000001-0000000000000001"))
+                && StateFiles.exists(env.paths.outcome("0000000000000002-0000000000000002"))
+        }
         #expect(env.events(.quarantined).count == 1)
         let quarantined = try FileManager.default.contentsOfDirectory(atPath: env.paths.quarantine)
         #expect(quarantined.filter { $0.hasSuffix(".reason") }.count == 3)

@@ -26,8 +26,11 @@ import TaskState
         // P on the held push's row sends another: it replaces the held one (+1 coalesced).
         tmux.send("1")
         tmux.send("P")
-        // The new push's file may show up a moment before the replaced one goes: wait for both.
-        try tmux.waitForScreen("the coalesced push alone") { $0.contains("+1") && $0.contains("Pending requests (1)") }
+        // The new push's file may show up a moment before the replaced one goes: wait for both, and
+        // for the events, which the commit appends after its files.
+        try tmux.waitForScreen("the coalesced push alone") {
+            $0.contains("+1") && $0.contains("Pending requests (1)") && !env.events(.pushCoalesced).isEmpty
+        }
         #expect(env.events(.pushCoalesced).count == 1)
         #expect(env.events(.pushReceived).last?.message.contains("from bgtop") == true)
 

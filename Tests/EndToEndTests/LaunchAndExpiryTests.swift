@@ -47,7 +47,8 @@ import Glibc
 
         let expired = try env.bgctl("simulate-expiration", "com.example.weather.refresh")
         #expect(expired.status == 0, "\(expired)")
-        try env.waitUntil("the trap to complete the task") { try env.tasks().isEmpty }
+        // A commit writes its files before it appends its events: wait for the completion's too.
+        try env.waitUntil("the trap to complete the task") { try env.tasks().isEmpty && !env.events(.completed).isEmpty }
         #expect(env.output(of: "com.example.weather").contains("expired"))
         let completed = env.events(.completed)
         #expect(completed.count == 1)
@@ -122,7 +123,9 @@ import Glibc
 
         try env.waitUntil("the expiry", timeout: 10) { env.output(of: "com.example.news").count >= 2 }
         #expect(env.output(of: "com.example.news")[1].hasPrefix("expired "), "the app heard its expiry")
-        try env.waitUntil("completion") { try env.tasks().isEmpty }
+        // A commit writes its files before it appends its events (the expiry's too, when it came in
+        // the completion's commit): wait for the completion's event as well.
+        try env.waitUntil("completion") { try env.tasks().isEmpty && !env.events(.completed).isEmpty }
         #expect(env.events(.expired).count == 1)
         // The budget counts from the launch, as the scheduler recorded both (the script's own
         // clock starts after the shell has started, which a loaded machine delays; the signal
@@ -177,7 +180,8 @@ import Glibc
         #expect(try env.bgctl("simulate-launch", "com.example.chat.refresh").status == 0)
         try env.waitUntil("the finishing task's expiry") { env.output(of: "com.example.chat").count >= 2 }
         #expect(env.output(of: "com.example.chat") == ["began finishing-1", "expired finishing-1"])
-        try env.waitUntil("both tasks to end") { try env.tasks().isEmpty }
+        // A commit writes its files before it appends its events: wait for both completions' too.
+        try env.waitUntil("both tasks to end") { try env.tasks().isEmpty && env.events(.completed).count == 2 }
         let expired = env.events(.expired)
         #expect(expired.map { $0.identifier?.rawValue } == ["finishing-1"])
         #expect(env.events(.completed).compactMap { $0.identifier?.rawValue }.sorted() == ["com.example.chat.refresh", "finishing-1"])

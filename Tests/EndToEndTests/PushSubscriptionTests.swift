@@ -238,7 +238,10 @@ import Glibc
             try Self.addSubscribedApp(env, url: server.url(of: Self.topic), authorizationFile: tokenFile)
             let daemon = try env.startDaemon()
             defer { daemon.stop() }
-            try await env.eventually("the subscription to fail twice") { (Self.status(env)?.failures ?? 0) >= 2 }
+            // The stream writes its status file before it reports the event, which a later commit appends.
+            try await env.eventually("the subscription to fail twice") {
+                (Self.status(env)?.failures ?? 0) >= 2 && !Self.subscriptionEvents(env, containing: "failed (2 in a row)").isEmpty
+            }
             let failing = try #require(Self.status(env))
             #expect(failing.state == .failing)
             #expect(failing.lastError == "the server answered HTTP 401 Unauthorized")

@@ -97,7 +97,8 @@ import TaskState
 
         let daemon = try env.startDaemon()
         defer { daemon.stop() }
-        try env.waitUntil("the queued submit") { try env.requests().count == 1 }
+        // A commit writes its files before it removes the inbox files it consumed: wait for both.
+        try env.waitUntil("the queued submit") { try env.requests().count == 1 && Inbox(paths: env.paths).waiting().isEmpty }
         #expect(try Inbox(paths: env.paths).waiting().isEmpty)
     }
 

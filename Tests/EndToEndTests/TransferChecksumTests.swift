@@ -75,7 +75,10 @@ import Glibc
 
         let result = try fetcher.download("tampered", server.url("/generated/\(size)?seed=33"), "--sha256", wrong)
         #expect(result.status == 0, "\(result)")
-        try await env.eventually("the download to fail") { fetcher.transfer("tampered")?.state == .failed }
+        // A commit writes its files before it appends its events: wait for the failure's event too.
+        try await env.eventually("the download to fail") {
+            fetcher.transfer("tampered")?.state == .failed && env.events(.transferFailed).contains { $0.identifier?.rawValue == "tampered" }
+        }
         let record = try #require(fetcher.transfer("tampered"))
         let lastError = try #require(record.lastError)
         #expect(lastError.contains(actual) && lastError.contains(wrong), "\(lastError)")

@@ -29,7 +29,12 @@ import Testing
             #expect(try fetcher.download(fault.rawValue, server.url("/\(fault)")).status == 0)
         }
         for fault in [FaultCase.dropAtByte, .noValidator] {
-            try await env.eventually("\(fault) to complete", timeout: 20) { fetcher.transfer(fault.rawValue)?.state == .completed }
+            // A commit writes its files before it appends its events (the last attempt's start and
+            // restart may be in the completion's commit): wait for the completion's event too.
+            try await env.eventually("\(fault) to complete", timeout: 20) {
+                fetcher.transfer(fault.rawValue)?.state == .completed
+                    && env.events(.transferCompleted).contains { $0.identifier?.rawValue == fault.rawValue }
+            }
         }
         let prefix = "\(Self.app): transfer"
         // The drop lands on a chunk boundary near dropAt; the resume asks for what the file holds.

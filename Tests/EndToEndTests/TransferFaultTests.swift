@@ -20,8 +20,10 @@ import Glibc
 
     private func finished(_ fetcher: FetcherApp, _ id: String, timeout: TimeInterval = 20) async throws -> TransferRecord {
         try await fetcher.env.eventually("\(id) to finish", timeout: timeout) {
-            guard let state = fetcher.transfer(id)?.state else { return false }
-            return state == .completed || state == .failed
+            guard let state = fetcher.transfer(id)?.state, state == .completed || state == .failed else { return false }
+            // A commit writes its files before it appends its events (a restart may be in the end's
+            // commit): wait for the end's event too.
+            return fetcher.env.events(state == .completed ? .transferCompleted : .transferFailed).contains { $0.identifier?.rawValue == id }
         }
         return try #require(fetcher.transfer(id))
     }

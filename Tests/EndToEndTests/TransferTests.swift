@@ -68,7 +68,11 @@ import Glibc
 
         #expect(try fetcher.download("later", server.url("/generated/1000?seed=2"), "--earliest", "+1.5").status == 0)
         #expect(try fetcher.download("frugal", server.url("/generated/1000?seed=3"), "--discretionary").status == 0)
-        try await env.eventually("the dated one to finish") { fetcher.transfer("later")?.state == .completed }
+        // A commit writes its files before it appends its events (its attempt's start may be in the
+        // same commit as its end): wait for the completion's event too.
+        try await env.eventually("the dated one to finish") {
+            fetcher.transfer("later")?.state == .completed && env.events(.transferCompleted).contains { $0.identifier?.rawValue == "later" }
+        }
         let earliest = try #require(fetcher.transfer("later")?.earliestBeginDate)
         let created = try #require(env.events(.transferCreated).first { $0.identifier?.rawValue == "later" })
         let started = try #require(env.events(.transferStarted).first { $0.identifier?.rawValue == "later" })

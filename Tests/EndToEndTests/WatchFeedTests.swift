@@ -202,7 +202,10 @@ import Glibc
         try env.waitUntil("the first line") { text().contains("watching \(env.state)") }
         #expect(try env.bgctl("submit", "--app", "com.example.weather", "--id", "com.example.weather.refresh", "--kind", "refresh",
                               "--earliest", "+3600").status == 0)
-        try env.waitUntil("a line for the submit") { text().contains("requests written: com.example.weather/com.example.weather.refresh") }
+        // The commit writes the request before it appends the event: the watch may show them in two lines.
+        try env.waitUntil("a line for the submit") {
+            text().contains("requests written: com.example.weather/com.example.weather.refresh") && text().contains("submitted")
+        }
         #expect(text().contains("submitted"))
     }
 
