@@ -26,6 +26,8 @@ public enum JSONFormat {
 
     /// Parses an ISO 8601 date with or without fractional seconds; `nil` when it does not parse.
     public static func date(from text: String) -> Date? {
+        // What the programs write, read with integer arithmetic; anything else by the format style.
+        if let date = UTCText.parse(text) { return date }
         if let date = try? withFraction.parse(text) { return date }
         if let date = try? withoutFraction.parse(text) { return date }
         return nil

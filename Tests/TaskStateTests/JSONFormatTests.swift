@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TaskState
+@testable import TaskState
 
 @Suite("JSON conventions")
 struct JSONFormatTests {
@@ -39,6 +39,44 @@ struct JSONFormatTests {
             let written = JSONFormat.string(from: date)
             #expect(written == reference(milliseconds), "\(milliseconds) ms since 1970")
             #expect(JSONFormat.date(from: written).map { JSONFormat.string(from: $0) } == written, "\(written) reads back")
+        }
+    }
+
+    /// Dates are read with integer arithmetic too: the same `Date` as `Date.ISO8601FormatStyle`
+    /// reads, to the last bit, for what the programs write (with and without the fraction) over
+    /// 1900 to 9999; and for text the fast path leaves alone (impossible days and times, offsets,
+    /// other fraction lengths, stray characters) the format style's answer, date or refusal.
+    @Test func datesAreReadAsTheISO8601FormatStyleReadsThem() {
+        let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+        let withoutFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt)
+        func reference(_ text: String) -> Date? {
+            (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+        }
+        let range = SafeNumber.writableDates
+        var generator = SystemRandomNumberGenerator()
+        var texts: [String] = []
+        for _ in 0..<20_000 {
+            let milliseconds = Int64.random(in: Int64(range.lowerBound * 1000)...Int64(range.upperBound * 1000), using: &generator)
+            let written = JSONFormat.string(from: Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000))
+            texts.append(written)
+            texts.append(String(written.dropLast(5)) + "Z")
+            // What the programs write takes the integer path, not the format style's.
+            #expect(UTCText.parse(written) != nil && UTCText.parse(String(written.dropLast(5)) + "Z") != nil, "\(written)")
+        }
+        texts += ["2024-02-29T23:59:59.999Z", "2023-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2000-02-29T12:00:00.000Z",
+                  "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-11-00T00:00:00Z",
+                  "2026-11-22T24:00:00Z", "2026-11-22T23:60:00Z", "2026-11-22T23:59:60Z", "0000-01-01T00:00:00Z",
+                  "9999-12-31T23:59:59.999Z", "2026-11-22T10:00:00.25Z", "2026-11-22T10:00:00.2500Z",
+                  "2026-11-22T10:00:00+02:00", "2026-11-22t10:00:00Z", "2026-11-22T10:00:00z", "2026-11-22 10:00:00Z",
+                  "2026-1-22T10:00:00.000Z", "+026-11-22T10:00:00.000Z", "2026-11-22T10:00:00.-50Z", "2026-11-22T1a:00:00Z",
+                  "", "Z", "2026-11-22T10:00:00.000"]
+        #expect(texts.suffix(26).allSatisfy { $0 == "2024-02-29T23:59:59.999Z" || $0 == "2000-02-29T12:00:00.000Z"
+            || $0 == "9999-12-31T23:59:59.999Z" || UTCText.parse($0) == nil })
+        for text in texts {
+            let read = JSONFormat.date(from: text)
+            let expected = reference(text)
+            #expect(read?.timeIntervalSinceReferenceDate.bitPattern == expected?.timeIntervalSinceReferenceDate.bitPattern,
+                    "\(text): \(String(describing: read)) against the format style's \(String(describing: expected))")
         }
     }
 
