@@ -149,7 +149,11 @@ struct GroupCommit {
     /// Replaying is idempotent: a crash during it replays the same batches again.
     func replayJournal() throws -> Recovery {
         let contents = try journal.contents()
-        if contents.isEmpty { return Recovery() }
+        if contents.isEmpty {
+            // Nothing to replay; a journal that is not yet zeros to its size is made so.
+            if !journal.isClear { try journal.clear() }
+            return Recovery()
+        }
         for data in contents.batches { try apply(try JSONFormat.decode(Batch.self, from: data), replaying: true) }
         try journal.syncFileSystem()
         try journal.clear()

@@ -5,20 +5,35 @@ import TaskState
 import Glibc
 #endif
 
-/// `journal.json`: a write-ahead log of commit batches. Each commit appends one record and
+/// `journal.json`: a write-ahead log of commit batches. Each commit writes one record and
 /// `fdatasync`s, so a command is durable after one flush of one file that already exists: no new
-/// inode, no rename, no directory fsync. The file is emptied by a checkpoint (``GroupCommit``)
-/// once the files the batches wrote are synced.
+/// inode, no rename, no directory fsync. A checkpoint (``GroupCommit``) empties it once the files
+/// the batches wrote are synced.
 ///
 /// Each record is a header line, `bgtop-journal 1 <length> <fnv-1a-64 hex>`, then `<length>`
 /// bytes of body. A record that a crash cut short fails its header or checksum: it was never
 /// durable and none of its commands was acknowledged, so they are all still in the inbox (or their
 /// socket clients still wait). Reading stops at the first such record; what follows is kept aside.
+///
+/// The file keeps its size: it is zeros after the records, at least ``preallocatedBytes`` of
+/// them, and emptying it writes zeros over what the records used. So a record is written over
+/// blocks the file already has, and its `fdatasync` flushes data alone; a record that made the file
+/// longer would make each `fdatasync` commit the file system's journal as well (the inode's new
+/// size), five times the cost on ext4 (docs/performance.md). A zero byte where a record would
+/// start ends the records; records never hold one (the body is JSON text).
 final class JournalFile {
     let path: String
     private let descriptor: Int32
-    /// Where the next record goes: the file's size as this process wrote it.
+    /// Where the next record goes: the end of the records.
     private(set) var size = 0
+    /// Where the bytes that may not be zero end: the records, and whatever followed them at start-up.
+    private var usedEnd = 0
+    /// The file's length, as this process has made it.
+    private var length = 0
+
+    /// The zeros kept after the records: more than a checkpoint lets the records grow to (1 MiB,
+    /// ``GroupCommit/maximumBytes``) and one batch.
+    static let preallocatedBytes = 5 << 18
     /// Records appended since the file was last emptied.
     private(set) var batchCount = 0
     /// When the last record was appended (`CLOCK_MONOTONIC` seconds), while the file holds any.
@@ -29,8 +44,10 @@ final class JournalFile {
         /// Whole records, oldest first.
         var batches: [Data] = []
         /// The bytes from the first record that is not whole (a write cut short, or a foreign
-        /// file) to the end, to keep aside; `nil` when every record is whole.
+        /// file) to the last that is not zero, to keep aside; `nil` when every record is whole.
         var torn: Data?
+        /// Where the whole records end.
+        var recordsEnd = 0
 
         var isEmpty: Bool { batches.isEmpty && torn == nil }
     }
@@ -49,7 +66,13 @@ final class JournalFile {
             throw .system(operation: "cannot open", path: folder, errno: code)
         }
         if !existed { try StateFiles.syncDirectory(folder) }
-        size = max(0, Int(lseek(descriptor, 0, SEEK_END)))
+        length = max(0, Int(lseek(descriptor, 0, SEEK_END)))
+        // Where the records end and the zeros begin (start-up reads the file once more to replay it).
+        let data = try StateFiles.read(path, maximumSize: 512 << 20)
+        size = Self.parse(data).recordsEnd
+        // Anything not zero counts, even past a zero where a record would start (what a
+        // checkpoint that a crash cut short left): it is zeroed before a record is written.
+        usedEnd = data.lastIndex(where: { $0 != 0 }).map { data.distance(from: data.startIndex, to: $0) + 1 } ?? 0
     }
 
     deinit {
@@ -74,18 +97,22 @@ final class JournalFile {
         return Self.parse(data)
     }
 
-    /// Splits `data` into whole records, stopping at the first that is not whole.
+    /// Splits `data` into whole records, stopping at the end of the data, at a zero byte where a
+    /// record would start (the zeros after the records), or at the first record that is not whole.
     static func parse(_ data: Data) -> Contents {
         var contents = Contents()
         var start = data.startIndex
-        while start < data.endIndex {
+        while start < data.endIndex && data[start] != 0 {
             guard let body = record(in: data, at: start) else {
-                contents.torn = Data(data[start...])
+                // What a torn write or a foreign file left, without the zeros after it.
+                let end = data.lastIndex(where: { $0 != 0 }).map { data.index(after: $0) } ?? start
+                contents.torn = Data(data[start..<max(start, end)])
                 break
             }
             contents.batches.append(Data(data[body]))
             start = body.upperBound
         }
+        contents.recordsEnd = start - data.startIndex
         return contents
     }
 
@@ -111,32 +138,66 @@ final class JournalFile {
         return data
     }
 
-    /// Appends `body` as one record and makes it durable.
+    /// Writes `body` as one record after the others and makes it durable.
     func append(_ body: Data) throws(StateError) {
         let data = Self.record(body)
         do throws(StateError) {
             try StateFiles.writeAll(descriptor, data, path: path, at: off_t(size))
             guard fdatasync(descriptor) == 0 else { throw StateError.system(operation: "cannot sync", path: path, errno: errno) }
         } catch {
-            // Whatever part of it reached the file is cut off again, so a later record never
+            // Whatever part of it reached the file is zeroed again, so a later record never
             // follows a torn one (the commit stops the scheduler anyway).
-            _ = ftruncate(descriptor, off_t(size))
+            try? writeZeros(size..<(size + data.count))
             throw error
         }
         size += data.count
+        usedEnd = max(usedEnd, size)
+        length = max(length, size)
         batchCount += 1
         lastAppendAt = bg_monotonic_seconds()
     }
 
     /// Empties the file, durably: once emptied, later records start at offset 0, and a crash
-    /// must never find old records after them (they would be replayed after newer ones).
+    /// must never find old records after them (they would be replayed after newer ones). The
+    /// first page goes first, on its own sync: from then on a crash finds no record at all, even
+    /// if the rest of the zeros had not reached the disk; the rest, and the zeros that keep the
+    /// file at ``preallocatedBytes``, are on disk before the next record is written.
     func clear() throws(StateError) {
-        guard ftruncate(descriptor, 0) == 0 else { throw .system(operation: "cannot truncate", path: path, errno: errno) }
-        // The file is empty from here on, synced or not: the next record goes at offset 0.
+        let first = min(usedEnd, 4096)
+        if first > 0 {
+            try writeZeros(0..<first)
+            guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
+        }
+        // The file holds no record from here on: the next one goes at offset 0.
         size = 0
         batchCount = 0
         lastAppendAt = nil
-        guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
+        // Past `usedEnd` the file is zeros already, up to its length.
+        let rest = first..<max(first, usedEnd)
+        let growth = max(length, rest.upperBound)..<max(length, rest.upperBound, Self.preallocatedBytes)
+        if !rest.isEmpty || !growth.isEmpty {
+            try writeZeros(rest)
+            try writeZeros(growth)
+            guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
+        }
+        usedEnd = 0
+        length = max(length, growth.upperBound)
+    }
+
+    /// Whether the file holds no record, nothing else that is not zero, and its zeros: what
+    /// ``clear()`` leaves. A journal that is not (new, left by an older `bgtaskd`, or by a
+    /// checkpoint a crash cut short) is cleared before the first record is written.
+    var isClear: Bool { size == 0 && usedEnd == 0 && length >= Self.preallocatedBytes }
+
+    private static let zeros = Data(count: 64 << 10)
+
+    private func writeZeros(_ range: Range<Int>) throws(StateError) {
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let count = min(range.upperBound - offset, Self.zeros.count)
+            try StateFiles.writeAll(descriptor, count == Self.zeros.count ? Self.zeros : Self.zeros.prefix(count), path: path, at: off_t(offset))
+            offset += count
+        }
     }
 
     /// FNV-1a, 64 bits, in hex: enough to tell a torn write from a whole one.

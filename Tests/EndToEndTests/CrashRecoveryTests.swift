@@ -47,7 +47,7 @@ import Glibc
         let restarted = try env.startDaemon()
         defer { restarted.stop() }
         try env.waitUntil("the inbox to drain") { (try? Inbox(paths: env.paths).waiting().isEmpty) == true }
-        try env.waitUntil("the last commit") { (StateFiles.size(of: env.paths.journal) ?? 0) == 0 }
+        try env.waitUntil("the last commit") { env.journalHoldsNoRecord }
 
         let ids = acknowledged.all
         #expect(ids.count == 50, "every bgctl submit was acknowledged (applied or queued)")
@@ -155,7 +155,7 @@ import Glibc
         #expect(try env.requests().compactMap { $0["identifier"] as? String } == ["com.example.journal.refresh"])
         #expect(env.events(.submitted).count == 1)
         // The replay emptied it; the new scheduler's first commit is checkpointed once it is quiet.
-        try env.waitUntil("the checkpoint after the first commit") { (StateFiles.size(of: env.paths.journal) ?? 0) == 0 }
+        try env.waitUntil("the checkpoint after the first commit") { env.journalHoldsNoRecord }
         #expect(env.events(.submitted).count == 1)
     }
 

@@ -23,7 +23,7 @@ import Glibc
         #expect(up.stdout.hasPrefix("scheduler: running (pid \(daemon.pid))"))
         #expect(daemon.stop() == 0)
         #expect(env.events(.daemonStopped).count == 1)
-        #expect((StateFiles.size(of: env.paths.journal) ?? 0) == 0, "no batch left in the journal")
+        #expect(env.journalHoldsNoRecord, "no batch left in the journal")
         let down = try env.bgctl("status", "--json")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(down.stdout.utf8)) as? [String: Any])
         #expect(report["running"] as? Bool == false)

@@ -57,7 +57,7 @@ import Glibc
         defer { kill(-pid, SIGKILL) }
         #expect(try env.bgctl("simulate-expiration", "com.example.graceful.work").status == 0)
         try env.waitUntil("the app to hear of its expiry") { env.output(of: "com.example.graceful").contains("expired") }
-        try env.waitUntil("the last commit") { (StateFiles.size(of: env.paths.journal) ?? 0) == 0 }
+        try env.waitUntil("the last commit") { env.journalHoldsNoRecord }
         first.crash()
 
         // Within its grace the app completes (queued: no scheduler), and lives on; the restart
@@ -88,7 +88,7 @@ import Glibc
             (try? ledger(env))?.processes.map(\.pid) == [pid]
         }
         // The commit is over (else its journal would be replayed over the files edited below).
-        try env.waitUntil("the last commit") { (StateFiles.size(of: env.paths.journal) ?? 0) == 0 }
+        try env.waitUntil("the last commit") { env.journalHoldsNoRecord }
         first.crash()
         defer { kill(-pid, SIGKILL) }
 

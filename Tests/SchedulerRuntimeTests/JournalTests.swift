@@ -77,6 +77,67 @@ import Testing
         #expect(middle.torn == flipped + next)
     }
 
+    /// Zeros after the records are where they end, not a torn record; what a torn write left
+    /// before them is kept aside without them.
+    @Test func zerosEndTheRecords() throws {
+        let bodies = ["first", "second"].map { Data("{\"batch\":\"\($0)\"}\n".utf8) }
+        let whole = bodies.reduce(into: Data()) { $0.append(JournalFile.record($1)) }
+        let zeros = Data(count: 10_000)
+        let clean = JournalFile.parse(whole + zeros)
+        #expect(clean.batches == bodies && clean.torn == nil && clean.recordsEnd == whole.count)
+        let torn = JournalFile.record(Data("{\"batch\":\"third\"}\n".utf8)).prefix(20)
+        let cut = JournalFile.parse(whole + torn + zeros)
+        #expect(cut.batches == bodies && cut.torn == Data(torn))
+        #expect(JournalFile.parse(zeros + whole).batches.isEmpty && JournalFile.parse(zeros + whole).torn == nil)
+    }
+
+    /// A record is written over zeros the file already has, never past its end: its fdatasync
+    /// then flushes data alone (a longer file would commit the file system's journal too). A
+    /// checkpoint zeroes what the records used and keeps the size.
+    @Test func recordsGoOverTheZerosAndACheckpointKeepsTheSize() throws {
+        let env = try TestEnvironment()
+        let commit = try committer(env)
+        _ = try commit.replayJournal()
+        let length = try #require(StateFiles.size(of: env.paths.journal))
+        #expect(length == Int64(JournalFile.preallocatedBytes))
+        #expect(try StateFiles.read(env.paths.journal, maximumSize: 4 << 20).allSatisfy { $0 == 0 })
+        for value in 1...20 { try commit.commit(batch(value)) }
+        #expect(StateFiles.size(of: env.paths.journal) == length)
+        #expect(try commit.journal.contents().batches.count == 20)
+        try commit.checkpoint()
+        #expect(StateFiles.size(of: env.paths.journal) == length)
+        #expect(try StateFiles.read(env.paths.journal, maximumSize: 4 << 20).allSatisfy { $0 == 0 })
+        try commit.commit(batch(21))
+        #expect(try commit.journal.contents().batches.count == 1)
+    }
+
+    /// A checkpoint that a crash cut short after its first page of zeros leaves old records
+    /// behind a zero. The next scheduler replays nothing, and zeroes them before its first record:
+    /// else a new record ending where an old one began would bring that old batch back after it.
+    @Test func oldRecordsBehindTheFirstZeroAreNeverReplayedAfterNewOnes() throws {
+        let env = try TestEnvironment()
+        let commit = try committer(env)
+        _ = try commit.replayJournal()
+        var big = batch(1)
+        big.writes[0].contents = String(repeating: "x", count: 6000) + "\n"
+        try commit.commit(big)
+        try commit.commit(batch(2))
+        // The crash came after the first page of zeros reached the disk.
+        var bytes = try StateFiles.read(env.paths.journal, maximumSize: 4 << 20)
+        let old = JournalFile.parse(bytes).batches
+        #expect(old.count == 2 && JournalFile.record(old[0]).count > 4096)
+        bytes.replaceSubrange(0..<4096, with: Data(count: 4096))
+        try bytes.write(to: URL(fileURLWithPath: env.paths.journal))
+
+        let next = try committer(env)
+        #expect(try next.replayJournal().replayed == 0)
+        // A first record exactly as long as the old first one: the old second would follow it whole.
+        let same = Data(String(decoding: old[0], as: UTF8.self).replacingOccurrences(of: "x", with: "y").utf8)
+        #expect(same.count == old[0].count && same != old[0])
+        try next.journal.append(same)
+        #expect(try next.journal.contents().batches == [same])
+    }
+
     @Test func appendedRecordsReadBackInOrderAndSurviveAReopen() throws {
         let env = try TestEnvironment()
         _ = try committer(env)
@@ -89,7 +150,7 @@ import Testing
         let reopened = try JournalFile(path: env.paths.journal)
         #expect(reopened.size == journal.size)
         try reopened.clear()
-        #expect(StateFiles.size(of: env.paths.journal) == 0)
+        #expect(env.journalHoldsNoRecord)
         #expect(try reopened.contents().isEmpty)
     }
 
@@ -103,7 +164,7 @@ import Testing
         #expect(commit.journal.batchCount == 3, "no checkpoint right after a commit")
         #expect(commit.quietCheckpointDate(now: Date()) != nil)
         try commit.checkpoint()
-        #expect(StateFiles.size(of: env.paths.journal) == 0)
+        #expect(env.journalHoldsNoRecord)
         #expect(commit.quietCheckpointDate(now: Date()) == nil)
     }
 
@@ -114,7 +175,7 @@ import Testing
         #expect(commit.journal.batchCount == GroupCommit.maximumBatches - 1)
         try commit.commit(batch(GroupCommit.maximumBatches))
         #expect(commit.journal.batchCount == 0)
-        #expect(StateFiles.size(of: env.paths.journal) == 0)
+        #expect(env.journalHoldsNoRecord)
     }
 
     @Test func replayAppliesEveryBatchInOrderIntoAnEmptyDirectory() throws {
@@ -140,7 +201,7 @@ import Testing
         #expect(read(second.paths.events) == "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
         #expect(!StateFiles.exists("\(second.paths.inboxNew)/c1.json") && !StateFiles.exists("\(second.paths.inboxNew)/c2.json"))
         #expect(!StateFiles.exists(second.state + "/requests/app/other.json"))
-        #expect(StateFiles.size(of: second.paths.journal) == 0)
+        #expect(second.journalHoldsNoRecord)
     }
 
     @Test func replayingTheSameJournalTwiceChangesNothing() throws {
@@ -261,7 +322,7 @@ import Testing
         try garbled.journal.append(Data("not json\n".utf8))
         let events = try SchedulerDaemon.replayJournal(garbled, paths: env.paths, logger: logger, now: Date())
         #expect(events.map(\.type) == [.quarantined])
-        #expect(read(env.paths.journal) == "")
+        #expect(env.journalHoldsNoRecord)
         let kept = try FileManager.default.contentsOfDirectory(atPath: env.paths.quarantine).filter { $0.hasSuffix("-journal.json") }
         #expect(kept.count == 1)
     }
