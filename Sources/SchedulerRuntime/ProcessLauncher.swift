@@ -84,14 +84,7 @@ struct ProcessLauncher {
     /// The process's state letter and start time in clock ticks since boot, from `/proc/<pid>/stat`
     /// (fields 3 and 22).
     static func processStat(of pid: Int32) -> (state: Character, startTicks: UInt64?)? {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
-        let text = String(decoding: data, as: UTF8.self)
-        // The command name (field 2) may hold spaces and parentheses; fields resume after the last ')'.
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // fields[0] is field 3 (state), so field 22 is fields[19].
-        guard let state = fields.first?.first else { return nil }
-        return (state, fields.count > 19 ? UInt64(fields[19]) : nil)
+        ProcessIdentity.stat(of: pid)
     }
 
     static func startTicks(of pid: Int32) -> UInt64? { processStat(of: pid)?.startTicks }
@@ -114,9 +107,6 @@ struct ProcessLauncher {
 
     /// Whether `pid` runs and, when `startTicks` is known, is the process that started then.
     static func isAlive(pid: Int32, startTicks: UInt64?) -> Bool {
-        guard kill(pid, 0) == 0 || errno == EPERM, let stat = processStat(of: pid) else { return false }
-        if stat.state == "Z" || stat.state == "X" { return false }
-        guard let startTicks else { return true }
-        return stat.startTicks == startTicks
+        ProcessIdentity.isAlive(pid: pid, startTicks: startTicks)
     }
 }

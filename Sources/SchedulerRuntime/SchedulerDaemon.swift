@@ -116,9 +116,11 @@ public final class SchedulerDaemon {
     ///
     /// `service` is told when the scheduler is ready, what it holds, and when it stops
     /// (``ServiceNotification``); only `bgtaskd` run by a service manager has one.
+    /// `holdsOffSleep`: whether it takes logind's delay inhibitor (to checkpoint before a suspend);
+    /// a demo's scheduler, whose state is thrown away, does not.
     public init(stateDirectory: String, configDirectory: String, logger: Logger,
                 probe: ConditionsProbe = ConditionsProbe(), signals: [Int32] = [SIGCHLD, SIGTERM, SIGINT, SIGHUP],
-                now: Date = Date(), service: ServiceNotification? = nil) throws(StartError) {
+                now: Date = Date(), service: ServiceNotification? = nil, holdsOffSleep: Bool = true) throws(StartError) {
         paths = StatePaths(root: stateDirectory)
         self.service = service
         self.configDirectory = configDirectory
@@ -179,7 +181,7 @@ public final class SchedulerDaemon {
             throw .state("\(error)")
         }
         // A scheduler on a thread of another program (the demo's) holds off no suspend.
-        desktop = Self.connectDesktop(logger: logger, holdsSleepInhibitor: signals.contains(SIGTERM))
+        desktop = Self.connectDesktop(logger: logger, holdsSleepInhibitor: holdsOffSleep && signals.contains(SIGTERM))
         let (reading, sources) = Self.readConditions(probe: probe, desktop: desktop, settings: settings)
         var conditions = ConditionsRecord(probed: reading.conditions, batteryPercent: reading.batteryPercent,
                                           loadAverage: reading.loadAverage, probedAt: now)

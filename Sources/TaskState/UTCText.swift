@@ -36,9 +36,11 @@ enum UTCText {
     }
 
     /// Reads what ``format(seconds:milliseconds:)`` writes, `YYYY-MM-DDTHH:MM:SS.mmmZ`, or the same
-    /// without the fraction: a real date and time of years 1 to 9999. Nil for any other text (an
-    /// offset, another number of fraction digits, February 30th), which the format style reads or
-    /// refuses instead.
+    /// without the fraction: a real date and time of years 1900 to 9999. Nil for any other text
+    /// (an offset, another number of fraction digits, February 30th), which the format style reads
+    /// or refuses instead; and for the dates where the style's arithmetic gives another last bit
+    /// (before 1900, where it also turns Julian before 1582, and within 2^23 seconds, about 97
+    /// days, of 2001, where it adds the fraction at a finer scale), so the style reads those too.
     static func parse(_ text: String) -> Date? {
         var text = text
         return text.withUTF8 { bytes -> Date? in
@@ -56,7 +58,7 @@ enum UTCText {
                   bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[bytes.count - 1] == UInt8(ascii: "Z"),
                   let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
                   let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-                  year >= 1, (1...12).contains(month), day >= 1, day <= WallClockTime.daysIn(month: month, year: year),
+                  year >= 1900, (1...12).contains(month), day >= 1, day <= WallClockTime.daysIn(month: month, year: year),
                   hour < 24, minute < 60, second < 60 else { return nil }
             var milliseconds = 0
             if bytes.count == 24 {
@@ -65,7 +67,9 @@ enum UTCText {
             }
             let seconds = WallClockTime.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
             // From 2001, as the format style counts: the same Date to the last bit.
-            return Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200) + Double(milliseconds) / 1000)
+            let sinceReference = seconds - 978_307_200
+            guard sinceReference.magnitude >= 1 << 23 else { return nil }
+            return Date(timeIntervalSinceReferenceDate: Double(sinceReference) + Double(milliseconds) / 1000)
         }
     }
 }

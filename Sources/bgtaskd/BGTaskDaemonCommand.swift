@@ -55,16 +55,16 @@ struct BGTaskDaemonCommand: ParsableCommand {
     func run() throws {
         // Before any task starts: an idle daemon wakes zero times, even after its first transfer.
         let onEventLoops = TransferEngine.runGlobalExecutorOnEventLoops()
-        var logger = Logger(label: "bgtaskd") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        if !onEventLoops {
-            logger.notice("Swift concurrency stays on Dispatch's pool: after its first transfer bgtaskd wakes once a second")
-        }
+        let notice = "Swift concurrency stays on Dispatch's pool: after its first transfer bgtaskd wakes once a second"
         if demo {
-            let status = DemoHost.run(logLevel: logger.logLevel)
+            // Its stdout and stderr carry its one line; the notice goes to its log.
+            let status = DemoHost.run(logLevel: Logger.Level(rawValue: logLevel) ?? .info, notices: onEventLoops ? [] : [notice])
             if status != 0 { throw ExitCode(status) }
             return
         }
+        var logger = Logger(label: "bgtaskd") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        if !onEventLoops { logger.notice("\(notice)") }
         let stateDirectory = Locations.stateDirectory(flag: state)
         let configDirectory = Locations.configDirectory(flag: config)
         // Read (and unset, so launched apps do not inherit it) before anything is started.

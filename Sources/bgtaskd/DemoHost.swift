@@ -26,8 +26,11 @@ final class DemoHost {
     /// Makes the directories, starts the servers and writes the apps' settings, scripts and manifests.
     static func start() throws -> DemoHost {
         let root = DemoReadiness.newRoot()
-        // 0700 whatever the umask: the scheduler refuses a config others could write (StrictModes).
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // A new directory, never one that was there (EEXIST fails); 0700 whatever the umask: the
+        // scheduler refuses a config others could write (StrictModes).
+        guard mkdir(root, 0o700) == 0, chmod(root, 0o700) == 0 else {
+            throw StateError.system(operation: "cannot create", path: root, errno: errno)
+        }
         do {
             let transfers = try DemoTransfers.start(root: root)
             let readiness = DemoReadiness(root: root, refillURL: transfers.refillURL)
@@ -81,19 +84,28 @@ final class DemoHost {
         pushes.stop()
     }
 
-    /// Runs the demo until SIGTERM, SIGINT or SIGHUP (or the death of the process that started
-    /// it), then removes everything. Returns the exit status.
-    static func run(logLevel: Logger.Level) -> Int32 {
-        // Before any thread exists (the servers start some): a stop signal that comes before the
-        // scheduler reads its signalfd waits for it, so the directory is always removed.
-        var stops = sigset_t()
-        sigemptyset(&stops)
-        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&stops, signal) }
-        pthread_sigmask(SIG_BLOCK, &stops, nil)
+    /// The variable `bgtop --demo` sets to its own pid: a demo whose parent is no longer that
+    /// process (it died before the demo could ask to be told) does not start.
+    static let parentVariable = "BGTASK_DEMO_PARENT"
+
+    /// Runs the demo until SIGTERM or SIGINT (or the death of the process that started it), then
+    /// removes everything. Returns the exit status. `notices`: lines for the log once it exists.
+    static func run(logLevel: Logger.Level, notices: [String]) -> Int32 {
+        // Before any thread exists (the servers start some), the signals the scheduler reads
+        // through its signalfd: a stop that comes before it waits for it (so the directory is
+        // always removed), and no other thread takes a SIGCHLD the scheduler must reap by.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&handled, signal) }
+        pthread_sigmask(SIG_BLOCK, &handled, nil)
         // The demo must not outlive the bgtop that started it, even one killed with SIGKILL.
-        let parent = getppid()
         _ = bg_set_parent_death_signal(SIGTERM)
-        if getppid() != parent { return 1 }
+        if let expected = ProcessInfo.processInfo.environment[parentVariable], expected != String(getppid()) {
+            StandardStreams.write(Data("bgtaskd: the demo's parent (pid \(TerminalText.escaped(expected))) has exited\n".utf8), to: STDERR_FILENO)
+            return 1
+        }
+        // Not passed on to the demo's launches.
+        unsetenv(parentVariable)
 
         let host: DemoHost
         let daemon: SchedulerDaemon
@@ -101,8 +113,10 @@ final class DemoHost {
             host = try start()
             var logger = Logger(label: "bgtaskd") { [path = host.logPath] in DemoLogHandler(path: path, label: $0) }
             logger.logLevel = logLevel
+            for notice in notices { logger.notice("\(notice)") }
             do {
-                daemon = try SchedulerDaemon(stateDirectory: host.readiness.state, configDirectory: host.readiness.config, logger: logger)
+                daemon = try SchedulerDaemon(stateDirectory: host.readiness.state, configDirectory: host.readiness.config, logger: logger,
+                                             holdsOffSleep: false)
                 try host.enqueueInitialCommands()
             } catch {
                 host.stop()
@@ -113,9 +127,12 @@ final class DemoHost {
             return 1
         }
         // Once the first turn has applied the demo's requests, so a snapshot taken then shows them.
+        var said = false
         daemon.whenReady = { [readiness = host.readiness, logPath = host.logPath] in
             let line = (try? JSONFormat.encodeLine(readiness)) ?? Data()
-            StandardStreams.write(line, to: STDOUT_FILENO)
+            said = Self.writeWhole(line, to: STDOUT_FILENO)
+            // Nobody heard it (bgtop is gone): a demo nobody watches stops.
+            if !said { kill(getpid(), SIGTERM) }
             // From here the terminal (or bgtop's pipe) gets nothing: what would go there goes to the log.
             let log = open(logPath, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             if log >= 0 {
@@ -125,8 +142,28 @@ final class DemoHost {
             }
         }
         let status = daemon.run()
+        if !said {
+            // Stopped before it was ready: the reason is in the log, which goes with the directory.
+            let log = (try? StateFiles.read(host.logPath)).map { String(decoding: $0.suffix(2048), as: UTF8.self) } ?? ""
+            let last = log.split(separator: "\n").last.map(String.init) ?? "no log"
+            StandardStreams.write(Data("bgtaskd: the demo stopped before it was ready: \(TerminalText.escaped(last))\n".utf8), to: STDERR_FILENO)
+        }
         host.stop()
         return status
+    }
+
+    /// Writes all of `data`; false when the descriptor takes no more (a closed pipe).
+    private static func writeWhole(_ data: Data, to descriptor: Int32) -> Bool {
+        data.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let count = write(descriptor, buffer.baseAddress! + done, buffer.count - done)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return false }
+                done += count
+            }
+            return true
+        }
     }
 }
 

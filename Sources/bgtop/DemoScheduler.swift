@@ -7,7 +7,8 @@ import TaskState
 /// process group of its own, so the terminal's keys never signal it; its ``DemoReadiness`` line
 /// says where its state is. The dashboard then shows that state like any other, and on exit the
 /// scheduler is stopped and its directory removed. The scheduler, its servers and the transfers'
-/// libraries live in that process: `bgtop` carries none of them.
+/// libraries live in that process: a `bgtop` built without the default traits links none of them
+/// (the default build lists `bgtaskd` as a dependency so that `swift run bgtop --demo` builds it).
 final class DemoScheduler {
     let readiness: DemoReadiness
     private let pid: pid_t
@@ -47,6 +48,9 @@ final class DemoScheduler {
         guard pipe(&ends) == 0 else { throw DemoFailure("cannot create a pipe: \(String(cString: strerror(errno)))") }
         // Closed on exec: the spawn gives the child its own copy of the write end.
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // It checks that its parent is still this process once it has asked to be told of its death.
+        var environment = environment
+        environment["BGTASK_DEMO_PARENT"] = String(getpid())
         let started = ProcessSpawn.start(executable, arguments: ["--demo"], environment: environment, stdout: ends[1], stderr: ends[1])
         close(ends[1])
         defer { close(ends[0]) }
@@ -101,25 +105,41 @@ final class DemoScheduler {
     }
 
     /// Stops the scheduler (SIGTERM; it ends the demo apps and removes its directory), with
-    /// SIGKILL after five seconds; then removes the directory if it is still there. Idempotent.
+    /// SIGKILL after five seconds; then ends what a killed scheduler left and removes the
+    /// directory if it is still there. Idempotent.
     func stop() {
         guard !stopped else { return }
         stopped = true
+        // Not yet reaped, so the pid is still this child's, pidfd or not.
+        if pidDescriptor >= 0 { _ = bg_pidfd_send_signal(pidDescriptor, SIGTERM) } else { kill(pid, SIGTERM) }
+        var status: Int32 = 0
+        var exited = false
+        var reaped = false
         if pidDescriptor >= 0 {
-            _ = bg_pidfd_send_signal(pidDescriptor, SIGTERM)
             var poll = KernelPoll<Int>()
             poll.watch(0, pidDescriptor)
-            if poll.wait(milliseconds: 5000)?.isEmpty ?? true { _ = bg_pidfd_send_signal(pidDescriptor, SIGKILL) }
+            exited = !(poll.wait(milliseconds: 5000)?.isEmpty ?? true)
         } else {
-            // Not yet reaped, so the pid is still this child's.
-            kill(pid, SIGTERM)
+            // No pidfd to wait on: look every 10 ms for five seconds.
+            for _ in 0..<500 where !exited {
+                exited = waitpid(pid, &status, WNOHANG) == pid
+                if !exited { usleep(10_000) }
+            }
+            reaped = exited
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if !exited {
+            if pidDescriptor >= 0 { _ = bg_pidfd_send_signal(pidDescriptor, SIGKILL) } else { kill(pid, SIGKILL) }
+        }
+        if !reaped { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
         if pidDescriptor >= 0 { close(pidDescriptor) }
-        // A scheduler that was killed cannot have removed it; its path was checked when read.
-        if access(readiness.root, F_OK) == 0 { try? FileManager.default.removeItem(atPath: readiness.root) }
+        // A scheduler that was killed cannot have ended its apps or removed the directory (whose
+        // path was checked when read): only a directory of this user's, not a link to one.
+        var info = stat()
+        guard lstat(readiness.root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid() else { return }
+        LaunchedProcessEnding.killAll(recordedIn: StatePaths(root: readiness.state))
+        try? FileManager.default.removeItem(atPath: readiness.root)
     }
+
 }
 
 /// Why the demo did not start, in one line.

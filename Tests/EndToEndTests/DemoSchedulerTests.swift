@@ -57,13 +57,28 @@ import Glibc
         let env = try TestEnvironment()
         let output = env.root + "/demo.out"
         let pid = try BoundedProcess.start([TestEnvironment.binaries + "/bgtaskd", "--demo"], stdout: output, stderr: output + ".err")
-        defer { if BoundedProcess.wait(pid, timeout: 0) == nil { BoundedProcess.end(pid) } }
+        // On a failure too: SIGTERM first, so that it removes its directory and ends its apps.
+        defer {
+            if BoundedProcess.wait(pid, timeout: 0) == nil {
+                kill(pid, SIGTERM)
+                if BoundedProcess.wait(pid, timeout: 15) == nil { BoundedProcess.end(pid) }
+            }
+        }
         let readiness = try Self.readiness(in: output)
         #expect(readiness.state == readiness.root + "/state" && readiness.config == readiness.root + "/config")
         var info = stat()
         #expect(lstat(readiness.root, &info) == 0 && info.st_mode & 0o777 == 0o700 && info.st_uid == getuid())
         #expect(FileManager.default.fileExists(atPath: readiness.config + "/apps/com.example.backup.json"))
         let apps = try Self.runningApps(readiness)
+        // Every thread blocks SIGCHLD (the servers' threads too): else the kernel may hand it to one
+        // of them, and the scheduler, which reaps on its signalfd, would leave its apps as zombies.
+        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        #expect(threads.count > 1)
+        for thread in threads {
+            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)
+            let blocked = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }.flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) }
+            #expect(blocked.map { $0 & (1 << (UInt64(SIGCHLD) - 1)) != 0 } == true, "thread \(thread): \(String(describing: blocked))")
+        }
         // The terminal gets the one line; the scheduler's log goes to its file.
         #expect(try String(contentsOfFile: output + ".err", encoding: .utf8).isEmpty)
         #expect(try String(contentsOfFile: readiness.root + "/bgtaskd.log", encoding: .utf8).contains("launched"))
