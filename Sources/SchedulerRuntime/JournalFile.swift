@@ -67,12 +67,58 @@ final class JournalFile {
         }
         if !existed { try StateFiles.syncDirectory(folder) }
         length = max(0, Int(lseek(descriptor, 0, SEEK_END)))
-        // Where the records end and the zeros begin (start-up reads the file once more to replay it).
-        let data = try StateFiles.read(path, maximumSize: 512 << 20)
-        size = Self.parse(data).recordsEnd
-        // Anything not zero counts, even past a zero where a record would start (what a
-        // checkpoint that a crash cut short left): it is zeroed before a record is written.
-        usedEnd = data.lastIndex(where: { $0 != 0 }).map { data.distance(from: data.startIndex, to: $0) + 1 } ?? 0
+        do throws(StateError) {
+            // Anything not zero counts, even past a zero where a record would start (what a
+            // checkpoint that a crash cut short left): it is zeroed before a record is written.
+            usedEnd = try lastNonZeroEnd()
+            size = Self.parse(try usedBytes()).recordsEnd
+        } catch {
+            close(descriptor)
+            close(folderDescriptor)
+            throw error
+        }
+    }
+
+    /// The largest journal read: a bound on the replay, as on any state file.
+    static let maximumBytes = 512 << 20
+
+    /// Where the bytes that are not zero end, found 64 KiB at a time: after a clean stop the file
+    /// is all zeros, and its 1.25 MiB are never held in memory at once.
+    private func lastNonZeroEnd() throws(StateError) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var offset = 0
+        var end = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system(operation: "cannot read", path: path, errno: errno)
+            }
+            if count == 0 { return end }
+            // memcmp against zeros first: the usual chunk is all zeros, and that test is vectorised.
+            let allZero = buffer.withUnsafeBytes { chunk in Self.zeros.withUnsafeBytes { memcmp(chunk.baseAddress!, $0.baseAddress!, count) == 0 } }
+            if !allZero, let last = buffer[0..<count].lastIndex(where: { $0 != 0 }) { end = offset + last + 1 }
+            offset += count
+            if end > Self.maximumBytes { throw .tooLarge(path: path, bytes: max(end, length)) }
+        }
+    }
+
+    /// The file up to ``usedEnd``: what there is to parse.
+    private func usedBytes() throws(StateError) -> Data {
+        var data = Data(count: usedEnd)
+        var failure: StateError?
+        data.withUnsafeMutableBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(done))
+                if count < 0 && errno == EINTR { continue }
+                if count < 0 { failure = .system(operation: "cannot read", path: path, errno: errno); return }
+                if count == 0 { break }
+                done += count
+            }
+        }
+        if let failure { throw failure }
+        return data
     }
 
     deinit {
@@ -91,10 +137,13 @@ final class JournalFile {
         guard bg_syncfs(folderDescriptor) == 0 else { throw .system(operation: "cannot sync file system of", path: path, errno: errno) }
     }
 
-    /// Reads and checks what is in the file.
+    /// Reads and checks what is in the file (as it is now: start-up reads it once, to replay it).
     func contents() throws(StateError) -> Contents {
-        let data = try StateFiles.read(path, maximumSize: 512 << 20)
-        return Self.parse(data)
+        length = max(0, Int(lseek(descriptor, 0, SEEK_END)))
+        usedEnd = try lastNonZeroEnd()
+        let contents = Self.parse(try usedBytes())
+        size = contents.recordsEnd
+        return contents
     }
 
     /// Splits `data` into whole records, stopping at the end of the data, at a zero byte where a
