@@ -150,8 +150,9 @@ struct GroupCommit {
     func replayJournal() throws -> Recovery {
         let contents = try journal.contents()
         if contents.isEmpty {
-            // Nothing to replay; a journal that is not yet zeros to its size is made so.
-            if !journal.isClear { try journal.clear() }
+            // Nothing to replay; a journal that is not yet zeros to its size is made so, and one
+            // that is has its zeros flushed (a killed scheduler may not have synced them).
+            if journal.isClear { try journal.sync() } else { try journal.clear() }
             return Recovery()
         }
         for data in contents.batches { try apply(try JSONFormat.decode(Batch.self, from: data), replaying: true) }

@@ -15,8 +15,8 @@ import Glibc
 /// durable and none of its commands was acknowledged, so they are all still in the inbox (or their
 /// socket clients still wait). Reading stops at the first such record; what follows is kept aside.
 ///
-/// The file keeps its size: it is zeros after the records, at least ``preallocatedBytes`` of
-/// them, and emptying it writes zeros over what the records used. So a record is written over
+/// The file keeps its size: it is zeros after the records, ``preallocatedBytes`` long at least,
+/// and emptying it writes zeros over what the records used. So a record is written over
 /// blocks the file already has, and its `fdatasync` flushes data alone; a record that made the file
 /// longer would make each `fdatasync` commit the file system's journal as well (the inode's new
 /// size), five times the cost on ext4 (docs/performance.md). A zero byte where a record would
@@ -31,8 +31,9 @@ final class JournalFile {
     /// The file's length, as this process has made it.
     private var length = 0
 
-    /// The zeros kept after the records: more than a checkpoint lets the records grow to (1 MiB,
-    /// ``GroupCommit/maximumBytes``) and one batch.
+    /// The file's least length, zeros after the records: more than a checkpoint lets the records
+    /// grow to (1 MiB, ``GroupCommit/maximumBytes``) and a batch of up to 256 KiB (a larger one
+    /// makes the file longer).
     static let preallocatedBytes = 5 << 18
     /// Records appended since the file was last emptied.
     private(set) var batchCount = 0
@@ -60,31 +61,20 @@ final class JournalFile {
         descriptor = try RegularFile.open(path, O_RDWR | O_CREAT)
         let folder = StateFiles.directoryName(of: path)
         folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folderDescriptor >= 0 else {
-            let code = errno
-            close(descriptor)
-            throw .system(operation: "cannot open", path: folder, errno: code)
-        }
+        // Every stored property is set from here: a throw runs deinit, which closes both.
+        guard folderDescriptor >= 0 else { throw .system(operation: "cannot open", path: folder, errno: errno) }
         if !existed { try StateFiles.syncDirectory(folder) }
-        length = max(0, Int(lseek(descriptor, 0, SEEK_END)))
-        do throws(StateError) {
-            // Anything not zero counts, even past a zero where a record would start (what a
-            // checkpoint that a crash cut short left): it is zeroed before a record is written.
-            usedEnd = try lastNonZeroEnd()
-            size = Self.parse(try usedBytes()).recordsEnd
-        } catch {
-            close(descriptor)
-            close(folderDescriptor)
-            throw error
-        }
+        _ = try contents()
     }
 
     /// The largest journal read: a bound on the replay, as on any state file.
     static let maximumBytes = 512 << 20
 
     /// Where the bytes that are not zero end, found 64 KiB at a time: after a clean stop the file
-    /// is all zeros, and its 1.25 MiB are never held in memory at once.
+    /// is all zeros, and its 1.25 MiB are never held in memory at once. A file longer than
+    /// ``maximumBytes`` is refused before any of it is read (a sparse one would take hours).
     private func lastNonZeroEnd() throws(StateError) -> Int {
+        guard length <= Self.maximumBytes else { throw .tooLarge(path: path, bytes: length) }
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         var offset = 0
         var end = 0
@@ -99,12 +89,13 @@ final class JournalFile {
             let allZero = buffer.withUnsafeBytes { chunk in Self.zeros.withUnsafeBytes { memcmp(chunk.baseAddress!, $0.baseAddress!, count) == 0 } }
             if !allZero, let last = buffer[0..<count].lastIndex(where: { $0 != 0 }) { end = offset + last + 1 }
             offset += count
-            if end > Self.maximumBytes { throw .tooLarge(path: path, bytes: max(end, length)) }
+            // A file that grows while it is read is read no further than it was long.
+            if offset >= length { return end }
         }
     }
 
-    /// The file up to ``usedEnd``: what there is to parse.
-    private func usedBytes() throws(StateError) -> Data {
+    /// The file up to ``usedEnd``: what there is to parse, or to keep aside.
+    func usedBytes() throws(StateError) -> Data {
         var data = Data(count: usedEnd)
         var failure: StateError?
         data.withUnsafeMutableBytes { buffer in
@@ -137,9 +128,12 @@ final class JournalFile {
         guard bg_syncfs(folderDescriptor) == 0 else { throw .system(operation: "cannot sync file system of", path: path, errno: errno) }
     }
 
-    /// Reads and checks what is in the file (as it is now: start-up reads it once, to replay it).
+    /// Reads and checks what is in the file as it is now (at the open, and again to replay it):
+    /// where the records end, and where the bytes that are not zero do.
     func contents() throws(StateError) -> Contents {
         length = max(0, Int(lseek(descriptor, 0, SEEK_END)))
+        // Anything not zero counts, even past a zero where a record would start (what a
+        // checkpoint that a crash cut short left): it is zeroed before a record is written.
         usedEnd = try lastNonZeroEnd()
         let contents = Self.parse(try usedBytes())
         size = contents.recordsEnd
@@ -189,6 +183,13 @@ final class JournalFile {
 
     /// Writes `body` as one record after the others and makes it durable.
     func append(_ body: Data) throws(StateError) {
+        if usedEnd > size {
+            // Old bytes after the records (a journal not cleared since it was opened): zeros first,
+            // on disk, so that no old record can follow this one.
+            try writeZeros(size..<usedEnd)
+            guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
+            usedEnd = size
+        }
         let data = Self.record(body)
         do throws(StateError) {
             try StateFiles.writeAll(descriptor, data, path: path, at: off_t(size))
@@ -208,11 +209,14 @@ final class JournalFile {
 
     /// Empties the file, durably: once emptied, later records start at offset 0, and a crash
     /// must never find old records after them (they would be replayed after newer ones). The
-    /// first page goes first, on its own sync: from then on a crash finds no record at all, even
-    /// if the rest of the zeros had not reached the disk; the rest, and the zeros that keep the
-    /// file at ``preallocatedBytes``, are on disk before the next record is written.
+    /// first byte goes first, on its own sync: from then on a crash finds no record at all, even
+    /// if the rest of the zeros had not reached the disk. One byte, not a page: a disk writes a
+    /// sector whole, but not a page, and a first page half zeroed would show its first records
+    /// whole, to be replayed after the later batches whose records were zeroed. Whatever the
+    /// first sector holds after a crash, every record or none is replayed. The rest, and the zeros
+    /// that keep the file at ``preallocatedBytes``, are on disk before the next record is written.
     func clear() throws(StateError) {
-        let first = min(usedEnd, 4096)
+        let first = min(usedEnd, 1)
         if first > 0 {
             try writeZeros(0..<first)
             guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
@@ -237,6 +241,12 @@ final class JournalFile {
     /// ``clear()`` leaves. A journal that is not (new, left by an older `bgtaskd`, or by a
     /// checkpoint a crash cut short) is cleared before the first record is written.
     var isClear: Bool { size == 0 && usedEnd == 0 && length >= Self.preallocatedBytes }
+
+    /// Flushes the file: zeros a previous process wrote but had not synced when it was killed
+    /// are on disk before the first record goes over them.
+    func sync() throws(StateError) {
+        guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
+    }
 
     private static let zeros = Data(count: 64 << 10)
 

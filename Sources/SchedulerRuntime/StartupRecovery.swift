@@ -53,7 +53,8 @@ extension SchedulerDaemon {
 
     private static func setJournalAside(_ committer: GroupCommit, paths: StatePaths, kept: String, error: any Error,
                                         now: Date) throws(StateError) -> [Event] {
-        let bytes = try StateFiles.read(paths.journal, maximumSize: 512 << 20)
+        // Up to its last byte that is not zero: not the zeros kept after the records.
+        let bytes = try committer.journal.usedBytes()
         try StateFiles.ensureDirectory(paths.quarantine)
         try StateFiles.write(bytes, to: kept, durable: true)
         // Batches applied before the one that failed are made durable before the journal goes.

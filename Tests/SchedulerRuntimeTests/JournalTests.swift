@@ -25,6 +25,12 @@ import Testing
         return batch
     }
 
+    /// Whether a checkpoint left the journal as it should: every byte zero, at its size.
+    private func isZeroed(_ env: TestEnvironment) throws -> Bool {
+        let data = try StateFiles.read(env.paths.journal, maximumSize: 4 << 20)
+        return data.count >= JournalFile.preallocatedBytes && data.allSatisfy { $0 == 0 }
+    }
+
     private func read(_ path: String) -> String? {
         (try? StateFiles.read(path)).map { String(decoding: $0, as: UTF8.self) }
     }
@@ -111,9 +117,9 @@ import Testing
         #expect(try commit.journal.contents().batches.count == 1)
     }
 
-    /// A checkpoint that a crash cut short after its first page of zeros leaves old records
-    /// behind a zero. The next scheduler replays nothing, and zeroes them before its first record:
-    /// else a new record ending where an old one began would bring that old batch back after it.
+    /// A checkpoint that a crash cut short after its first zero byte leaves old records behind
+    /// it. The next scheduler replays nothing, and zeroes them before its first record: else a
+    /// new record ending where an old one began would bring that old batch back after it.
     @Test func oldRecordsBehindTheFirstZeroAreNeverReplayedAfterNewOnes() throws {
         let env = try TestEnvironment()
         let commit = try committer(env)
@@ -122,20 +128,33 @@ import Testing
         big.writes[0].contents = String(repeating: "x", count: 6000) + "\n"
         try commit.commit(big)
         try commit.commit(batch(2))
-        // The crash came after the first page of zeros reached the disk.
+        // The crash came after the first zero byte reached the disk.
         var bytes = try StateFiles.read(env.paths.journal, maximumSize: 4 << 20)
         let old = JournalFile.parse(bytes).batches
         #expect(old.count == 2 && JournalFile.record(old[0]).count > 4096)
-        bytes.replaceSubrange(0..<4096, with: Data(count: 4096))
+        bytes[0] = 0
         try bytes.write(to: URL(fileURLWithPath: env.paths.journal))
 
         let next = try committer(env)
         #expect(try next.replayJournal().replayed == 0)
         // A first record exactly as long as the old first one: the old second would follow it whole.
         let same = Data(String(decoding: old[0], as: UTF8.self).replacingOccurrences(of: "x", with: "y").utf8)
-        #expect(same.count == old[0].count && same != old[0])
+        #expect(JournalFile.record(same).count == JournalFile.record(old[0]).count && same != old[0])
         try next.journal.append(same)
         #expect(try next.journal.contents().batches == [same])
+    }
+
+    /// A journal longer than any replay reads is refused at once, before a byte of it is read:
+    /// a sparse file of terabytes would otherwise be read for hours.
+    @Test func aJournalTooLongIsRefusedWithoutReadingIt() throws {
+        let env = try TestEnvironment()
+        for directory in env.paths.directories { try StateFiles.ensureDirectory(directory) }
+        let descriptor = open(env.paths.journal, O_WRONLY | O_CREAT, 0o600)
+        #expect(descriptor >= 0 && ftruncate(descriptor, off_t(JournalFile.maximumBytes) + 1) == 0)
+        close(descriptor)
+        let started = Date()
+        #expect(throws: StateError.self) { _ = try JournalFile(path: env.paths.journal) }
+        #expect(Date().timeIntervalSince(started) < 1)
     }
 
     @Test func appendedRecordsReadBackInOrderAndSurviveAReopen() throws {
@@ -150,7 +169,7 @@ import Testing
         let reopened = try JournalFile(path: env.paths.journal)
         #expect(reopened.size == journal.size)
         try reopened.clear()
-        #expect(env.journalHoldsNoRecord)
+        #expect(try isZeroed(env))
         #expect(try reopened.contents().isEmpty)
     }
 
@@ -164,7 +183,7 @@ import Testing
         #expect(commit.journal.batchCount == 3, "no checkpoint right after a commit")
         #expect(commit.quietCheckpointDate(now: Date()) != nil)
         try commit.checkpoint()
-        #expect(env.journalHoldsNoRecord)
+        #expect(try isZeroed(env))
         #expect(commit.quietCheckpointDate(now: Date()) == nil)
     }
 
@@ -175,7 +194,7 @@ import Testing
         #expect(commit.journal.batchCount == GroupCommit.maximumBatches - 1)
         try commit.commit(batch(GroupCommit.maximumBatches))
         #expect(commit.journal.batchCount == 0)
-        #expect(env.journalHoldsNoRecord)
+        #expect(try isZeroed(env))
     }
 
     @Test func replayAppliesEveryBatchInOrderIntoAnEmptyDirectory() throws {
@@ -201,7 +220,7 @@ import Testing
         #expect(read(second.paths.events) == "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
         #expect(!StateFiles.exists("\(second.paths.inboxNew)/c1.json") && !StateFiles.exists("\(second.paths.inboxNew)/c2.json"))
         #expect(!StateFiles.exists(second.state + "/requests/app/other.json"))
-        #expect(second.journalHoldsNoRecord)
+        #expect(try isZeroed(second))
     }
 
     @Test func replayingTheSameJournalTwiceChangesNothing() throws {
@@ -322,7 +341,7 @@ import Testing
         try garbled.journal.append(Data("not json\n".utf8))
         let events = try SchedulerDaemon.replayJournal(garbled, paths: env.paths, logger: logger, now: Date())
         #expect(events.map(\.type) == [.quarantined])
-        #expect(env.journalHoldsNoRecord)
+        #expect(try isZeroed(env))
         let kept = try FileManager.default.contentsOfDirectory(atPath: env.paths.quarantine).filter { $0.hasSuffix("-journal.json") }
         #expect(kept.count == 1)
     }

@@ -150,7 +150,6 @@ public final class TestEnvironment: @unchecked Sendable {
     public func requests() throws -> [[String: Any]] { try list()["requests"] as? [[String: Any]] ?? [] }
     public func tasks() throws -> [[String: Any]] { try list()["tasks"] as? [[String: Any]] ?? [] }
 
-    /// Every event in the log (current and rotated), oldest first.
     /// Whether `journal.json` holds no record: missing, empty, or a zero byte where the first
     /// record would start (a checkpoint zeroes it and keeps its size).
     public var journalHoldsNoRecord: Bool {
@@ -158,6 +157,7 @@ public final class TestEnvironment: @unchecked Sendable {
         return data.first.map { $0 == 0 } ?? true
     }
 
+    /// Every event in the log (current and rotated), oldest first.
     public func events() -> [Event] { EventLog(paths: paths).recent(limit: .max).events }
 
     public func events(_ type: Event.Kind) -> [Event] { events().filter { $0.type == type } }
