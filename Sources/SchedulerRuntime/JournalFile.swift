@@ -70,12 +70,12 @@ final class JournalFile {
     /// The largest journal read: a bound on the replay, as on any state file.
     static let maximumBytes = 512 << 20
 
-    /// Where the bytes that are not zero end, found 64 KiB at a time: after a clean stop the file
+    /// Where the bytes that are not zero end, found 16 KiB at a time: after a clean stop the file
     /// is all zeros, and its 1.25 MiB are never held in memory at once. A file longer than
     /// ``maximumBytes`` is refused before any of it is read (a sparse one would take hours).
     private func lastNonZeroEnd() throws(StateError) -> Int {
         guard length <= Self.maximumBytes else { throw .tooLarge(path: path, bytes: length) }
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var buffer = [UInt8](repeating: 0, count: Self.chunkBytes)
         var offset = 0
         var end = 0
         while true {
@@ -248,7 +248,10 @@ final class JournalFile {
         guard fdatasync(descriptor) == 0 else { throw .system(operation: "cannot sync", path: path, errno: errno) }
     }
 
-    private static let zeros = Data(count: 64 << 10)
+    /// What the scan reads and the zeroing writes at a time: small, since what a process once
+    /// held on its heap stays resident in an idle scheduler.
+    private static let chunkBytes = 16 << 10
+    private static let zeros = Data(count: chunkBytes)
 
     private func writeZeros(_ range: Range<Int>) throws(StateError) {
         var offset = range.lowerBound
