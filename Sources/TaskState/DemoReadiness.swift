@@ -17,6 +17,11 @@ public struct DemoReadiness: Codable, Sendable, Equatable {
     /// The name every demo directory starts with, in the temporary directory.
     public static let directoryPrefix = "bgtop-demo-"
 
+    /// The variable `bgtop --demo` sets to its own pid for the `bgtaskd --demo` it starts: a demo
+    /// whose parent is no longer that process (it died before the demo could ask to be told) does
+    /// not start.
+    public static let parentVariable = "BGTASK_DEMO_PARENT"
+
     public init(root: String, refillURL: String) {
         self.root = root
         state = root + "/state"

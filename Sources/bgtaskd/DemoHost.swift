@@ -84,10 +84,6 @@ final class DemoHost {
         pushes.stop()
     }
 
-    /// The variable `bgtop --demo` sets to its own pid: a demo whose parent is no longer that
-    /// process (it died before the demo could ask to be told) does not start.
-    static let parentVariable = "BGTASK_DEMO_PARENT"
-
     /// Runs the demo until SIGTERM or SIGINT (or the death of the process that started it), then
     /// removes everything. Returns the exit status. `notices`: lines for the log once it exists.
     static func run(logLevel: Logger.Level, notices: [String]) -> Int32 {
@@ -98,14 +94,16 @@ final class DemoHost {
         sigemptyset(&handled)
         for signal in [SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&handled, signal) }
         pthread_sigmask(SIG_BLOCK, &handled, nil)
+        // A closed pipe is an error to write, not a death: the demo must still clean up after itself.
+        signal(SIGPIPE, SIG_IGN)
         // The demo must not outlive the bgtop that started it, even one killed with SIGKILL.
         _ = bg_set_parent_death_signal(SIGTERM)
-        if let expected = ProcessInfo.processInfo.environment[parentVariable], expected != String(getppid()) {
+        if let expected = ProcessInfo.processInfo.environment[DemoReadiness.parentVariable], expected != String(getppid()) {
             StandardStreams.write(Data("bgtaskd: the demo's parent (pid \(TerminalText.escaped(expected))) has exited\n".utf8), to: STDERR_FILENO)
             return 1
         }
         // Not passed on to the demo's launches.
-        unsetenv(parentVariable)
+        unsetenv(DemoReadiness.parentVariable)
 
         let host: DemoHost
         let daemon: SchedulerDaemon
@@ -130,7 +128,7 @@ final class DemoHost {
         var said = false
         daemon.whenReady = { [readiness = host.readiness, logPath = host.logPath] in
             let line = (try? JSONFormat.encodeLine(readiness)) ?? Data()
-            said = Self.writeWhole(line, to: STDOUT_FILENO)
+            said = (try? StateFiles.writeAll(STDOUT_FILENO, line, path: "standard output")) != nil
             // Nobody heard it (bgtop is gone): a demo nobody watches stops.
             if !said { kill(getpid(), SIGTERM) }
             // From here the terminal (or bgtop's pipe) gets nothing: what would go there goes to the log.
@@ -152,19 +150,6 @@ final class DemoHost {
         return status
     }
 
-    /// Writes all of `data`; false when the descriptor takes no more (a closed pipe).
-    private static func writeWhole(_ data: Data, to descriptor: Int32) -> Bool {
-        data.withUnsafeBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let count = write(descriptor, buffer.baseAddress! + done, buffer.count - done)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return false }
-                done += count
-            }
-            return true
-        }
-    }
 }
 
 /// Writes the demo scheduler's log to a file in its directory: the terminal belongs to the dashboard.

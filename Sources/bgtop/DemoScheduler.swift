@@ -50,7 +50,7 @@ final class DemoScheduler {
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         // It checks that its parent is still this process once it has asked to be told of its death.
         var environment = environment
-        environment["BGTASK_DEMO_PARENT"] = String(getpid())
+        environment[DemoReadiness.parentVariable] = String(getpid())
         let started = ProcessSpawn.start(executable, arguments: ["--demo"], environment: environment, stdout: ends[1], stderr: ends[1])
         close(ends[1])
         defer { close(ends[0]) }
@@ -60,8 +60,8 @@ final class DemoScheduler {
         case .success(let started): pid = started
         }
         let pidDescriptor = bg_pidfd_open(pid)
-        let said = readLine(from: ends[0])
-        if let line = said.line, let readiness = DemoReadiness.parse(line) {
+        let said = readReadiness(from: ends[0])
+        if let readiness = said.readiness {
             return DemoScheduler(readiness: readiness, pid: pid, pidDescriptor: pidDescriptor)
         }
         // It said something else, or nothing in time: whatever it is, it is not running the demo.
@@ -75,7 +75,7 @@ final class DemoScheduler {
     }
 
     /// Reads until a line that decodes as ``DemoReadiness``, the end of the pipe, 16 KiB, or the timeout.
-    private static func readLine(from descriptor: Int32) -> (line: String?, text: String, timedOut: Bool) {
+    private static func readReadiness(from descriptor: Int32) -> (readiness: DemoReadiness?, text: String, timedOut: Bool) {
         var received: [UInt8] = []
         var poll = KernelPoll<Int>()
         poll.watch(0, descriptor)
@@ -91,8 +91,8 @@ final class DemoScheduler {
             if count <= 0 { break }
             received += buffer[0..<count]
             let text = String(decoding: received, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { DemoReadiness.parse($0) != nil }) {
-                return (String(line), text, false)
+            if let readiness = text.split(separator: "\n").lazy.compactMap({ DemoReadiness.parse($0) }).first {
+                return (readiness, text, false)
             }
         }
         return (nil, String(decoding: received, as: UTF8.self), false)

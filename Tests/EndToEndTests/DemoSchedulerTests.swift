@@ -100,6 +100,28 @@ import Glibc
         try Self.waitForNothingLeft(readiness, apps: apps)
     }
 
+    /// Nobody reads its line (the reader is gone before it is ready): it stops and removes
+    /// everything, rather than run a demo no one watches or die of SIGPIPE with its directory left.
+    @Test func aLineNobodyReadsStopsIt() throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        close(ends[0])
+        let started = ProcessSpawn.start(TestEnvironment.binaries + "/bgtaskd", arguments: ["--demo"],
+                                         environment: BoundedProcess.environment, stdout: ends[1], stderr: ends[1])
+        close(ends[1])
+        let pid = try started.get()
+        let status = BoundedProcess.wait(pid, timeout: 30)
+        if status == nil {
+            // On a failure too: SIGTERM first, so that it removes its directory and ends its apps.
+            kill(pid, SIGTERM)
+            if BoundedProcess.wait(pid, timeout: 15) == nil { BoundedProcess.end(pid) }
+        }
+        #expect(status == 0)
+        let folder = FileManager.default.temporaryDirectory.path
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix("\(DemoReadiness.directoryPrefix)\(pid)-") }
+        #expect(left.isEmpty, "left \(left)")
+    }
+
     @Test func bgtopWithoutTheSchedulerBesideItSaysSoInOneLine() throws {
         let env = try TestEnvironment()
         // A copy of bgtop alone in a folder: /proc/self/exe is the copy, and no bgtaskd is beside it.
