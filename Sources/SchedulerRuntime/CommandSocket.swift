@@ -124,8 +124,7 @@ final class CommandSocket {
 
     /// Answers `outcome` at once (a command committed earlier, or refused before it was applied).
     func answerNow(_ outcome: CommandOutcome, on connection: Connection) {
-        guard let data = try? JSONFormat.encode(outcome) else { return }
-        send(data, on: connection)
+        send(outcome.fileContents(), on: connection)
     }
 
     /// Sends one answer without waiting. One that cannot go at once (a client that never reads,

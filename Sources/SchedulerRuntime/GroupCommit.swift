@@ -58,7 +58,11 @@ struct GroupCommit {
             batch.writes.append(.init(path: relative(absolute), contents: String(decoding: try JSONFormat.encode(value), as: UTF8.self)))
         }
         for key in changes.requests.sorted() {
-            if let request = state.requests[key] { try write(request, paths.request(key)) } else { batch.removals.append(relative(paths.request(key))) }
+            if let request = state.requests[key] {
+                batch.writes.append(.init(path: relative(paths.request(key)), contents: String(decoding: request.fileContents(), as: UTF8.self)))
+            } else {
+                batch.removals.append(relative(paths.request(key)))
+            }
         }
         for key in changes.transfers.union(changes.transferProgress).sorted() {
             if let transfer = state.transfers[key] {
@@ -90,14 +94,14 @@ struct GroupCommit {
                       paths.processes)
         }
         for outcome in outcomes {
-            let message = try JSONFormat.encode(outcome)
+            let message = outcome.fileContents()
             batch.writes.append(.init(path: relative(paths.outcome(outcome.command)), contents: String(decoding: message, as: UTF8.self)))
             batch.outcomeMessages.append((outcome.command, message))
         }
         for id in expiredOutcomes { batch.removals.append(relative(paths.outcome(id))) }
         if let heartbeat { try write(heartbeat, paths.heartbeat) }
-        var lines = Data()
-        for event in changes.events { lines.append(try JSONFormat.encodeLine(event)) }
+        var lines: [UInt8] = []
+        for event in changes.events { lines.append(contentsOf: try event.jsonLine()) }
         batch.events = String(decoding: lines, as: UTF8.self)
         batch.consumedCommands = consumedCommands.map(relative)
         return batch
@@ -122,7 +126,7 @@ struct GroupCommit {
             // A log replaced by something that cannot be appended to would stop this commit and
             // every later one: set it aside, start a new log, and say why in its first line.
             if let setAside = SetAside(paths: paths).eventLogIfUnusable(now: Date()) {
-                batch.events = String(decoding: try JSONFormat.encodeLine(setAside), as: UTF8.self) + batch.events
+                batch.events = String(decoding: try setAside.jsonLine(), as: UTF8.self) + batch.events
             }
             try EventLog(paths: paths).rotateIfNeeded(maximumBytes: settings.eventLogMaximumBytes, keep: settings.eventLogKeptFiles)
             // The rename is on disk before a batch names an offset in the new log: else a power

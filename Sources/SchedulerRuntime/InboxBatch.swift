@@ -11,6 +11,12 @@ import Glibc
 extension SchedulerDaemon {
     /// Applies up to one batch of inbox commands. Returns whether more are waiting.
     func applyInboxBatch(now: Date) throws -> Bool {
+        // Nothing can have come since the last listing took everything (``inboxListedWhole``);
+        // without its watch (the folder replaced), the inbox is listed every turn.
+        if inboxListedWhole && suspects.isEmpty && !drainingStartupInbox && inboxListing.nextTry == nil
+            && wait.watcher.watches(paths.inboxNew) {
+            return false
+        }
         let inbox = Inbox(paths: paths)
         let batchSize = 1024
         let names: [String]
@@ -90,7 +96,8 @@ extension SchedulerDaemon {
                 return true
             }
         }
-        return names.count > batchSize
+        inboxListedWhole = names.count <= batchSize
+        return !inboxListedWhole
     }
 
     /// Applies one command (from the inbox or the command socket): the pid it wants signalled is

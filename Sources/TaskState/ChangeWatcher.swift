@@ -38,6 +38,9 @@ public final class ChangeWatcher {
     /// The directories watched now.
     public var watchedDirectories: [String] { Array(directories.values) }
 
+    /// Whether `directory` is watched now (its watch not lost with the folder).
+    public func watches(_ directory: String) -> Bool { directories.values.contains(directory) }
+
     /// Reads every queued change without blocking.
     public func drain() -> [Change] {
         var changes: [Change] = []

@@ -45,3 +45,23 @@ extension CommandOutcome {
         return try? JSONFormat.decode(CommandOutcome.self, from: data)
     }
 }
+
+extension CommandOutcome {
+    /// The outcome's file (`outcomes/<id>.json`, and the command socket's answer): the bytes
+    /// `JSONFormat.encode` makes of it, written directly (``PrettyJSONObject``).
+    public func fileContents() -> Data {
+        var object = PrettyJSONObject(capacity: 256 + (message?.utf8.count ?? 0) + (error?.message.utf8.count ?? 0))
+        object.date("appliedAt", appliedAt)
+        object.string("command", command)
+        if let error {
+            object.object("error") { refusal in
+                refusal.string("message", error.message)
+                refusal.string("name", error.name)
+            }
+        }
+        object.string("identifier", identifier?.rawValue)
+        object.string("message", message)
+        object.string("type", type?.rawValue)
+        return object.finished()
+    }
+}

@@ -58,3 +58,21 @@ public struct TaskKey: Hashable, Comparable, Sendable, CustomStringConvertible {
         (lhs.app, lhs.identifier) < (rhs.app, rhs.identifier)
     }
 }
+
+extension PendingRequest {
+    /// The request's file (`requests/<app>/<identifier>.json`): the bytes `JSONFormat.encode`
+    /// makes of it, written directly (``PrettyJSONObject``).
+    public func fileContents() -> Data {
+        var object = PrettyJSONObject(capacity: 384 + (commandID?.utf8.count ?? 0))
+        object.bool("allowsExpensiveNetworkAccess", allowsExpensiveNetworkAccess)
+        object.string("app", app.rawValue)
+        object.string("commandID", commandID)
+        object.date("earliestBeginDate", earliestBeginDate)
+        object.string("identifier", identifier.rawValue)
+        object.string("kind", kind.rawValue)
+        object.bool("requiresExternalPower", requiresExternalPower)
+        object.bool("requiresNetworkConnectivity", requiresNetworkConnectivity)
+        object.date("submittedAt", submittedAt)
+        return object.finished()
+    }
+}
