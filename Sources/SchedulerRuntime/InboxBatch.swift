@@ -11,25 +11,29 @@ import Glibc
 extension SchedulerDaemon {
     /// Applies up to one batch of inbox commands. Returns whether more are waiting.
     func applyInboxBatch(now: Date) throws -> Bool {
-        // Nothing can have come since the last listing took everything (``inboxListedWhole``);
-        // without its watch (the folder replaced), the inbox is listed every turn.
-        if inboxListedWhole && suspects.isEmpty && !drainingStartupInbox && inboxListing.nextTry == nil
-            && wait.watcher.watches(paths.inboxNew) {
+        // Nothing can have come since the last listing took everything (``inboxListedWhole``), if
+        // the folder at `inbox/new` is the one watched; otherwise it is listed every turn.
+        let folder = StateFiles.identity(of: paths.inboxNew)
+        if inboxListedWhole && folder != nil && folder == watchedInbox && suspects.isEmpty && !drainingStartupInbox
+            && inboxListing.nextTry == nil {
             return false
         }
+        inboxListedWhole = false
         let inbox = Inbox(paths: paths)
         let batchSize = 1024
         let names: [String]
         do {
             names = try inbox.waiting(limit: batchSize + 1)
-            if inboxListing.succeeded() {
-                // The folder listed may be a new one (the old one removed): a watch follows a
-                // folder, not its name, so it is watched again (the same folder keeps its watch).
+            let recovered = inboxListing.succeeded()
+            if recovered || (folder != nil && folder != watchedInbox) {
+                // The folder listed may be a new one (the old one moved away or removed): a watch
+                // follows a folder, not its name, so it is watched again.
                 do {
                     try wait.watcher.watch(paths.inboxNew, mask: Self.inboxWatchMask)
-                    logger.info("the inbox can be listed again")
+                    watchedInbox = folder
+                    logger.info(recovered ? "the inbox can be listed again" : "watching the new inbox folder")
                 } catch {
-                    logger.error("the inbox can be listed again but not watched: \(error)")
+                    logger.error("the inbox folder can be listed but not watched: \(error)")
                 }
             }
         } catch {
@@ -96,8 +100,11 @@ extension SchedulerDaemon {
                 return true
             }
         }
-        inboxListedWhole = names.count <= batchSize
-        return !inboxListedWhole
+        let whole = names.count <= batchSize
+        // A suspect not in a whole listing is gone (or was a socket command): none is left to wait for.
+        if whole { suspects.removeAll() }
+        inboxListedWhole = whole && folder != nil && folder == watchedInbox
+        return !whole
     }
 
     /// Applies one command (from the inbox or the command socket): the pid it wants signalled is

@@ -120,7 +120,12 @@ final class PoisonGuard {
     /// Nothing in hand and nothing left of an earlier run (start-up, after ``leftover()``): the
     /// file cut to nothing, so that no old crash line can follow this run's zero bytes.
     func reset() {
-        _ = ftruncate(descriptor, 0)
+        guard ftruncate(descriptor, 0) != 0 else { return }
+        // Cannot be cut: zeros over all of it, so that no old crash line is left after them (the
+        // next SIGKILL would otherwise read as a crash and set the command in hand aside).
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return }
+        write([UInt8](repeating: 0, count: Int(min(info.st_size, 1 << 20))))
     }
 
     private func write(_ bytes: [UInt8]) {

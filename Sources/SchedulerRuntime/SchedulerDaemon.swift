@@ -88,16 +88,21 @@ public final class SchedulerDaemon {
     /// While the inbox cannot be listed: when to try again.
     var inboxListing = InboxListingRetry()
     /// The last listing of the inbox took every command it held, and no watched folder has changed
-    /// since: a turn need not list it again, since a command renamed into it wakes the loop with a
-    /// change. (A turn of a socket command listed an empty folder: 7 system calls of its 60.)
+    /// since: a turn need not list it again while `inbox/new` is the folder watched
+    /// (``watchedInbox``), since a command renamed into it wakes the loop with a change. (A turn of
+    /// a socket command listed an empty folder: 7 system calls of its 60.)
     var inboxListedWhole = false
+    /// The folder the inbox's watch is on. A watch follows a folder, not its name: once another
+    /// folder is at `inbox/new` (the first moved away or removed, its parent renamed), the inbox is
+    /// listed every turn until the new one is watched.
+    var watchedInbox: FileIdentity?
     /// What the scheduler watches the config's `apps` folder for: a manifest written (closed),
     /// renamed in or out, or removed. Not its creation: a manifest written in place would be read
     /// half-written and reported as a `manifestError` before the write that completes it.
     static let appsWatchMask = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_DELETE_SELF
                                       | IN_MOVE_SELF | IN_ONLYDIR)
     /// What the scheduler watches `inbox/new` for: a command renamed or written into it, and the
-    /// folder itself moved or removed (the next turn lists it, and so learns that it cannot).
+    /// folder itself moved or removed (a turn then sees another folder, or none, at its name).
     static let inboxWatchMask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_MOVE_SELF | IN_DELETE_SELF | IN_ONLYDIR)
     var lastProbe: Date
     private var stopping = false
@@ -177,6 +182,7 @@ public final class SchedulerDaemon {
             try StateFiles.ensureDirectory("\(configDirectory)/apps")
             wait = try KernelWait(signals: Array(Set(signals + [SIGCHLD])))
             try wait.watcher.watch(paths.inboxNew, mask: Self.inboxWatchMask)
+            watchedInbox = StateFiles.identity(of: paths.inboxNew)
             try wait.watcher.watch("\(configDirectory)/apps", mask: Self.appsWatchMask)
             // What a crash left in the journal; a machine error here stops the start.
             recoveryEvents += try Self.replayJournal(committer, paths: paths, logger: logger, now: now)

@@ -28,18 +28,20 @@ public final class ChangeWatcher {
 
     deinit { close(descriptor) }
 
-    /// Watches a directory (not following a symbolic link).
+    /// Watches a directory (not following a symbolic link). A folder watched before under the same
+    /// path (since moved away, another folder now at the path) is no longer watched.
     public func watch(_ directory: String, mask: UInt32 = ChangeWatcher.defaultMask) throws(StateError) {
         let wd = inotify_add_watch(descriptor, directory, mask | UInt32(IN_DONT_FOLLOW))
         guard wd >= 0 else { throw .system(operation: "cannot watch", path: directory, errno: errno) }
+        for (old, path) in directories where path == directory && old != wd {
+            inotify_rm_watch(descriptor, old)
+            directories[old] = nil
+        }
         directories[wd] = directory
     }
 
     /// The directories watched now.
     public var watchedDirectories: [String] { Array(directories.values) }
-
-    /// Whether `directory` is watched now (its watch not lost with the folder).
-    public func watches(_ directory: String) -> Bool { directories.values.contains(directory) }
 
     /// Reads every queued change without blocking.
     public func drain() -> [Change] {

@@ -10,7 +10,10 @@ extension Event {
         var line = JSONLineWriter(capacity: message.utf8.count + (reason?.utf8.count ?? 0) + 256)
         var separator = "{"
         func key(_ name: String) {
-            line.raw("\(separator)\"\(name)\":")
+            line.raw(separator)
+            line.raw("\"")
+            line.raw(name)
+            line.raw("\":")
             separator = ","
         }
         if let app { key("app"); line.string(app.rawValue) }

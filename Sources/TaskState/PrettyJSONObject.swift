@@ -16,7 +16,10 @@ public struct PrettyJSONObject {
         writer.raw(counts[depth] == 0 ? "{\n" : ",\n")
         counts[depth] += 1
         for _ in 0...depth { writer.raw("  ") }
-        writer.raw("\"\(name)\" : ")
+        // In pieces: an interpolated string for each key cost more than the rest of the object.
+        writer.raw("\"")
+        writer.raw(name)
+        writer.raw("\" : ")
     }
 
     public mutating func string(_ name: String, _ value: String) {

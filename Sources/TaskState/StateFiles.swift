@@ -187,6 +187,14 @@ public enum StateFiles {
         return lstat(path, &info) == 0
     }
 
+    /// Which file or folder is at `path` (device and inode, the link itself for a link), or `nil`
+    /// when nothing is there: what a watch follows, where a name can be given to another folder.
+    public static func identity(of path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     /// The size of a regular file, or `nil` when it does not exist.
     public static func size(of path: String) -> Int? {
         var info = stat()
@@ -213,4 +221,3 @@ public enum StateFiles {
         return "\(directory)/.\(name).\(getpid()).\(temporaryCounter.add(1, ordering: .relaxed).newValue).tmp"
     }
 }
-

@@ -77,6 +77,39 @@ import Glibc
         #expect(daemon.stop() == 0)
     }
 
+    /// A turn skips listing an inbox it listed whole when nothing changed since; it must not skip
+    /// one whose folder was replaced, which its watch (on the old folder) says nothing about. Here
+    /// `inbox/new` is moved away (or its parent renamed) and made again, a command is left in the
+    /// new folder, and a socket command makes a turn: that turn lists the new folder.
+    @Test(arguments: ["new", "parent"])
+    func aReplacedInboxFolderIsListedOnTheNextTurn(moved: String) async throws {
+        let env = try TestEnvironment()
+        try env.addApp(Self.app, identifiers: ["\(Self.app).refresh", "\(Self.app).other"], script: "exit 0\n")
+        try env.writeSettings(["conditionsRecheckSeconds": 86400])
+        let daemon = try env.startDaemon()
+        defer { daemon.stop() }
+        // Listed whole at least once since the start, with no change after it.
+        #expect(try env.bgctl("submit", "--app", Self.app, "--id", "\(Self.app).other", "--kind", "refresh",
+                              "--earliest", "+3600").status == 0)
+        let inbox = StateFiles.directoryName(of: env.paths.inboxNew)
+        if moved == "new" {
+            #expect(rename(env.paths.inboxNew, env.paths.inboxNew + ".away") == 0)
+        } else {
+            #expect(rename(inbox, inbox + ".away") == 0)
+            #expect(mkdir(inbox, 0o700) == 0)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(mkdir(env.paths.inboxNew, 0o700) == 0)
+        let id = try leave(env, earliest: "2030-01-01T00:00:00Z")
+        #expect(try env.bgctl("submit", "--app", Self.app, "--id", "\(Self.app).other", "--kind", "refresh",
+                              "--earliest", "+7200").status == 0)
+        try await env.eventually("the command in the new folder to be applied", timeout: 10) { StateFiles.exists(env.paths.outcome(id)) }
+        // And the new folder is watched from then on: a command left in it is taken on its file event.
+        let next = try leave(env, earliest: "2031-01-01T00:00:00Z")
+        try await env.eventually("the next command to be applied", timeout: 10) { StateFiles.exists(env.paths.outcome(next)) }
+        #expect(daemon.stop() == 0)
+    }
+
     /// The app and a scheduler that nothing else wakes on a timer (app refreshes wait on no
     /// condition, and no probe is due): only the inbox's retry can find a command left in it.
     private static func startScheduler(_ env: TestEnvironment) throws -> DaemonProcess {

@@ -45,3 +45,60 @@ import TaskState
         }
     }
 }
+
+/// A field added to one of these types must reach its file: with every field of a value set, the
+/// direct writer's keys are the type's stored properties, and the text decodes back to the value.
+@Suite struct DirectWriterFieldTests {
+    private func keys(_ data: some Collection<UInt8>) throws -> Set<String> {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(data)) as? [String: Any])
+        return Set(object.keys)
+    }
+
+    private func properties(_ value: Any) -> Set<String> {
+        Set(Mirror(reflecting: value).children.compactMap(\.label))
+    }
+
+    /// Every optional of the value is set (a new optional left `nil` here shows as a property
+    /// without its key).
+    private func expectEveryPropertySet(_ value: Any, sourceLocation: SourceLocation = #_sourceLocation) {
+        for child in Mirror(reflecting: value).children {
+            let inner = Mirror(reflecting: child.value)
+            #expect(inner.displayStyle != .optional || !inner.children.isEmpty, "\(child.label ?? "?") is nil in the fixture",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aRequestWritesEveryField() throws {
+        let request = PendingRequest(app: try Identifier(validating: "com.example.app"), identifier: try Identifier(validating: "com.example.app.x"),
+                                     kind: .processing, earliestBeginDate: Date(timeIntervalSince1970: 1_800_000_000),
+                                     requiresNetworkConnectivity: true, requiresExternalPower: true,
+                                     submittedAt: Date(timeIntervalSince1970: 1_799_000_000.25), commandID: "c", allowsExpensiveNetworkAccess: false)
+        expectEveryPropertySet(request)
+        #expect(try keys(request.fileContents()) == properties(request))
+        #expect(try JSONFormat.decode(PendingRequest.self, from: request.fileContents()) == request)
+    }
+
+    @Test func anOutcomeWritesEveryField() throws {
+        let refusal = CommandOutcome.Refusal(name: "notPermitted", message: "no")
+        let outcome = CommandOutcome(command: "c", type: .submit, appliedAt: Date(timeIntervalSince1970: 1_800_000_000.5), message: "m",
+                                     error: refusal, identifier: try Identifier(validating: "com.example.app.x"))
+        expectEveryPropertySet(outcome)
+        let object = try #require(try JSONSerialization.jsonObject(with: outcome.fileContents()) as? [String: Any])
+        #expect(Set(object.keys) == properties(outcome))
+        #expect(Set((object["error"] as? [String: Any] ?? [:]).keys) == properties(refusal))
+        #expect(try JSONFormat.decode(CommandOutcome.self, from: outcome.fileContents()) == outcome)
+    }
+
+    /// All but `cpuSeconds`, whose events the encoder writes.
+    @Test func anEventWritesEveryField() throws {
+        let id = try Identifier(validating: "com.example.app")
+        let event = Event(time: Date(timeIntervalSince1970: 1_800_000_000.125), type: .launched, app: id, identifier: id, kind: .appRefresh,
+                          pid: 7, command: "c", reason: "r", message: "m", logOffset: 9, peakMemoryBytes: 11)
+        let line = try event.jsonLine()
+        #expect(try keys(line) == properties(event).subtracting(["cpuSeconds"]))
+        var withCPU = event
+        withCPU.cpuSeconds = 1.5
+        expectEveryPropertySet(withCPU)
+        #expect(try JSONFormat.decode(Event.self, from: Data(line)) == event)
+    }
+}
