@@ -99,9 +99,18 @@ final class FeedProcess: @unchecked Sendable {
     /// The next line whose `type` is `type`, skipping others; throws after `timeout` seconds.
     func next(_ type: String, timeout: TimeInterval = 30, where condition: ([String: Any]) -> Bool = { _ in true }) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
+        var skipped: [String] = []
         while true {
-            let line = try nextLine(timeout: max(0.01, deadline.timeIntervalSinceNow))
+            let line: [String: Any]
+            do {
+                line = try nextLine(timeout: max(0.01, deadline.timeIntervalSinceNow))
+            } catch {
+                // Which wait it was, and what came instead.
+                throw TestFailure("waiting for a '\(type)' line: \(error); lines skipped: \(skipped.joined(separator: " | ").suffix(3000))")
+            }
             if line["type"] as? String == type && condition(line) { return line }
+            let text = (try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+            skipped.append(String((text ?? "?").prefix(600)))
         }
     }
 
