@@ -54,15 +54,12 @@ struct GroupCommit {
     func batch(state: SchedulerState, changes: ChangeSet, outcomes: [CommandOutcome], heartbeat: DaemonHeartbeat?,
                expiredOutcomes: [String], consumedCommands: [String]) throws -> Batch {
         var batch = Batch()
-        func write<T: Encodable>(_ value: T, _ absolute: String) throws {
-            batch.writes.append(.init(path: relative(absolute), contents: String(decoding: try JSONFormat.encode(value), as: UTF8.self)))
+        func write(_ contents: Data, _ absolute: String) {
+            batch.writes.append(.init(path: relative(absolute), contents: String(decoding: contents, as: UTF8.self)))
         }
+        func write<T: Encodable>(_ value: T, _ absolute: String) throws { write(try JSONFormat.encode(value), absolute) }
         for key in changes.requests.sorted() {
-            if let request = state.requests[key] {
-                batch.writes.append(.init(path: relative(paths.request(key)), contents: String(decoding: request.fileContents(), as: UTF8.self)))
-            } else {
-                batch.removals.append(relative(paths.request(key)))
-            }
+            if let request = state.requests[key] { write(request.fileContents(), paths.request(key)) } else { batch.removals.append(relative(paths.request(key))) }
         }
         for key in changes.transfers.union(changes.transferProgress).sorted() {
             if let transfer = state.transfers[key] {
@@ -95,7 +92,7 @@ struct GroupCommit {
         }
         for outcome in outcomes {
             let message = outcome.fileContents()
-            batch.writes.append(.init(path: relative(paths.outcome(outcome.command)), contents: String(decoding: message, as: UTF8.self)))
+            write(message, paths.outcome(outcome.command))
             batch.outcomeMessages.append((outcome.command, message))
         }
         for id in expiredOutcomes { batch.removals.append(relative(paths.outcome(id))) }

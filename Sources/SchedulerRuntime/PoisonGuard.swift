@@ -27,7 +27,7 @@ import Glibc
 /// The file is never cut during a run: what is in hand is written over its start and ended by a
 /// zero byte, and emptied by a zero byte at its start. Cutting it three times a turn cost ext4 a
 /// truncate each (its blocks freed, the inode on the orphan list, a new block at the next write):
-/// 5% of the scheduler's time for a lone socket command. The crash line goes at the file's end,
+/// 6% of the scheduler's `perf` samples for lone socket commands. The crash line goes at the file's end,
 /// after the last zero byte. Start-up cuts it (``reset()``).
 final class PoisonGuard {
     /// What the marker says was in hand.

@@ -6,16 +6,15 @@ import FoundationEssentials
 /// Each type that uses it has a test that its bytes are the encoder's.
 public struct PrettyJSONObject {
     private var writer: JSONLineWriter
-    private var depth = 0
-    /// Members written so far at each open level.
+    /// Members written so far at each open level, the outermost first.
     private var counts: [Int] = [0]
 
     public init(capacity: Int) { writer = JSONLineWriter(capacity: capacity) }
 
     private mutating func key(_ name: String) {
-        writer.raw(counts[depth] == 0 ? "{\n" : ",\n")
-        counts[depth] += 1
-        for _ in 0...depth { writer.raw("  ") }
+        writer.raw(counts[counts.count - 1] == 0 ? "{\n" : ",\n")
+        counts[counts.count - 1] += 1
+        for _ in counts.indices { writer.raw("  ") }
         // In pieces: an interpolated string for each key cost more than the rest of the object.
         writer.raw("\"")
         writer.raw(name)
@@ -44,29 +43,22 @@ public struct PrettyJSONObject {
     /// A member whose value is an object, written by `body`.
     public mutating func object(_ name: String, _ body: (inout PrettyJSONObject) -> Void) {
         key(name)
-        depth += 1
         counts.append(0)
         body(&self)
         close()
     }
 
+    /// Ends the innermost open object (an empty one as the encoder prints it, `{` and two newlines).
     private mutating func close() {
-        if counts[depth] == 0 {
-            writer.raw("{\n\n")
-        } else {
-            writer.raw("\n")
-        }
-        for _ in 0..<depth { writer.raw("  ") }
+        writer.raw(counts.removeLast() == 0 ? "{\n\n" : "\n")
+        for _ in counts.indices { writer.raw("  ") }
         writer.raw("}")
-        counts.removeLast()
-        depth -= 1
     }
 
     /// The object's text, ending in a newline as a file's does.
     public consuming func finished() -> Data {
-        depth = 0
-        if counts[0] == 0 { writer.raw("{\n\n") } else { writer.raw("\n") }
-        writer.raw("}\n")
+        close()
+        writer.raw("\n")
         return Data(writer.bytes)
     }
 }

@@ -63,6 +63,27 @@ struct ChangeWatcherTests {
         }
     }
 
+    /// Watching a path again once another folder is there (the first moved away) drops the first
+    /// folder's watch: what happens in it is no longer reported under the path.
+    @Test func watchingAPathAgainForgetsTheFolderThatWasThere() throws {
+        try withTemporaryDirectory { dir in
+            let path = "\(dir)/new", away = "\(dir)/away"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            let watcher = try ChangeWatcher()
+            try watcher.watch(path)
+            #expect(rename(path, away) == 0)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            try watcher.watch(path)
+            #expect(watcher.watchedDirectories == [path])
+
+            try writeText("", to: "\(away)/old")
+            try writeText("", to: "\(path)/fresh")
+            let changes = collect(watcher) { $0.contains { $0.name == "fresh" } }
+            #expect(changes.contains { $0.directory == path && $0.name == "fresh" })
+            #expect(!changes.contains { $0.name == "old" }, "the moved folder is not watched any more: \(changes)")
+        }
+    }
+
     @Test func refusesMissingDirectoriesFilesAndLinks() throws {
         try withTemporaryDirectory { dir in
             let watcher = try ChangeWatcher()
