@@ -1,6 +1,9 @@
 import FoundationEssentials
 import SchedulerCore
 import TaskState
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Makes a batch of changes durable with one `fdatasync`, however many files it touches.
 ///
@@ -115,7 +118,15 @@ struct GroupCommit {
             return
         }
         var batch = batch
-        if !batch.events.isEmpty {
+        // One open of the event log serves a commit with events: it shows the log can be appended
+        // to and is not full, measures it, and appends (it was three opens and seven stats).
+        var openLog = batch.events.isEmpty ? nil : try? EventLog(paths: paths).openForAppending()
+        defer { if let openLog { close(openLog.descriptor) } }
+        if let log = openLog, log.size >= settings.eventLogMaximumBytes {
+            close(log.descriptor)
+            openLog = nil
+        }
+        if !batch.events.isEmpty && openLog == nil {
             // Each journaled batch names its offset in the current log: the log is replaced
             // (rotated, or set aside) only when no batch in the journal refers to it.
             let replacing = eventLogMustBeReplaced
@@ -130,9 +141,9 @@ struct GroupCommit {
             // loss could bring back the old log, and replaying the batch would cut it to that offset.
             if replacing { try StateFiles.syncDirectory(StateFiles.directoryName(of: paths.events)) }
         }
-        batch.eventLogOffset = StateFiles.size(of: paths.events) ?? 0
+        batch.eventLogOffset = openLog?.size ?? StateFiles.size(of: paths.events) ?? 0
         try journal.append(batch.journalLine())
-        try apply(batch)
+        try apply(batch, eventLog: openLog?.descriptor)
         whenVisible?()
         if journalIsFull { try checkpoint() }
     }
@@ -165,7 +176,8 @@ struct GroupCommit {
     /// Writes out a batch's files, removals, events and consumed commands, without syncing.
     /// `replaying`: the batch comes from the journal at start-up, and the files may hold what was
     /// written after it (``expiryAlarmWroteLater(over:at:)``).
-    private func apply(_ batch: Batch, replaying: Bool = false) throws {
+    /// `eventLog`: the log opened for this commit, whose size is the batch's offset (nothing to cut).
+    private func apply(_ batch: Batch, replaying: Bool = false, eventLog: Int32? = nil) throws {
         var ensured: Set<String> = []
         func write(_ write: Batch.Write) throws {
             let path = try absolute(write.path)
@@ -182,8 +194,12 @@ struct GroupCommit {
         for leftover in batch.leftovers ?? [] { try? StateFiles.remove(try absolute(leftover)) }
         if !batch.events.isEmpty {
             let log = EventLog(paths: paths)
-            try log.truncate(to: batch.eventLogOffset)
-            try log.append(Data(batch.events.utf8))
+            if let eventLog {
+                try log.append(Data(batch.events.utf8), to: eventLog)
+            } else {
+                try log.truncate(to: batch.eventLogOffset)
+                try log.append(Data(batch.events.utf8))
+            }
         }
         for command in batch.consumedCommands { try StateFiles.remove(try absolute(command)) }
         for entry in batch.writes where entry.path.hasPrefix(outcomes) { try write(entry) }

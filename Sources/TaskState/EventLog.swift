@@ -28,6 +28,25 @@ public struct EventLog: Sendable {
         return before
     }
 
+    /// Opens the log for appending, as ``append(_:)`` does (made when missing), and gives its size:
+    /// one open for a commit that checks the log, measures it and appends to it. The caller closes
+    /// the descriptor.
+    public func openForAppending() throws(StateError) -> (descriptor: Int32, size: Int) {
+        let fd = try RegularFile.open(paths.events, O_WRONLY | O_APPEND | O_CREAT)
+        let end = lseek(fd, 0, SEEK_END)
+        guard end >= 0 else {
+            let code = errno
+            close(fd)
+            throw .system(operation: "cannot seek", path: paths.events, errno: code)
+        }
+        return (fd, Int(end))
+    }
+
+    /// Appends whole lines with one `write` through a descriptor of ``openForAppending()``.
+    public func append(_ lines: Data, to descriptor: Int32) throws(StateError) {
+        try StateFiles.writeAll(descriptor, lines, path: paths.events)
+    }
+
     /// Why `events.jsonl` cannot be appended to, or `nil` when it can (or does not exist yet).
     ///
     /// The scheduler asks before each commit with events: a log it cannot append to (a symbolic

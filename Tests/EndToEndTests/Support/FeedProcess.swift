@@ -13,6 +13,10 @@ final class FeedProcess: @unchecked Sendable {
     private var input: Int32
     private var output: Int32
     private var buffered = Data()
+    /// Lines of another type than the one a ``next(_:timeout:where:)`` waited for, in order: the
+    /// feed does not order a command's `result` against the `change` that shows its effect, so
+    /// a wait for one must leave the other for the next wait.
+    private var heldBack: [[String: Any]] = []
     private var status: Int32?
     let stderrPath: String
 
@@ -96,10 +100,28 @@ final class FeedProcess: @unchecked Sendable {
         }
     }
 
-    /// The next line whose `type` is `type`, skipping others; throws after `timeout` seconds.
+    /// The next line whose `type` is `type` and that meets `condition`; throws after `timeout`
+    /// seconds. Lines of this type that do not meet it are passed over; lines of other types are
+    /// held back for a later wait.
     func next(_ type: String, timeout: TimeInterval = 30, where condition: ([String: Any]) -> Bool = { _ in true }) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         var skipped: [String] = []
+        func describe(_ line: [String: Any]) -> String {
+            let text = (try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+            return String((text ?? "?").prefix(600))
+        }
+        // Held-back lines first; those of this type that do not match are passed over for good.
+        var index = 0
+        while index < heldBack.count {
+            let line = heldBack[index]
+            guard line["type"] as? String == type else {
+                index += 1
+                continue
+            }
+            heldBack.remove(at: index)
+            if condition(line) { return line }
+            skipped.append(describe(line))
+        }
         while true {
             let line: [String: Any]
             do {
@@ -108,9 +130,12 @@ final class FeedProcess: @unchecked Sendable {
                 // Which wait it was, and what came instead.
                 throw TestFailure("waiting for a '\(type)' line: \(error); lines skipped: \(skipped.joined(separator: " | ").suffix(3000))")
             }
-            if line["type"] as? String == type && condition(line) { return line }
-            let text = (try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
-            skipped.append(String((text ?? "?").prefix(600)))
+            if line["type"] as? String == type {
+                if condition(line) { return line }
+            } else {
+                heldBack.append(line)
+            }
+            skipped.append(describe(line))
         }
     }
 
